@@ -1,0 +1,60 @@
+# The two commands of the README: `make run` and `make test`.
+# Each installs what is missing on a fresh Debian machine (without prompting), builds, and runs.
+
+SWIFT        ?= swift
+DB           ?= invoices.sqlite
+HOST         ?= 127.0.0.1
+PORT         ?= 8080
+DEB_PACKAGES := libsqlite3-dev libmicrohttpd-dev libcmark-dev pkg-config
+# Debian packages the browser test and the benchmarks need on top.
+DEB_BROWSER  := chromium chromium-driver python3-venv
+DEB_BENCH    := wrk
+
+.PHONY: run test test-fast test-tsan bench deps deps-browser deps-bench build clean
+
+# apt-get only runs when a package is missing; never prompts.
+define install_missing
+	@missing=""; for p in $(1); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then \
+	  echo "Installing missing Debian packages:$$missing"; \
+	  SUDO=""; [ "$$(id -u)" = 0 ] || SUDO=sudo; \
+	  $$SUDO apt-get update -qq </dev/null && \
+	  DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq --no-install-recommends $$missing </dev/null; \
+	fi
+endef
+
+deps:
+	$(call install_missing,$(DEB_PACKAGES))
+
+deps-browser: deps
+	$(call install_missing,$(DEB_BROWSER))
+
+deps-bench: deps
+	$(call install_missing,$(DEB_BENCH))
+
+build: deps
+	$(SWIFT) build
+
+run: deps
+	$(SWIFT) build --product invoices
+	$$($(SWIFT) build --show-bin-path)/invoices serve --db $(DB) --host $(HOST) --port $(PORT)
+
+# Every test: the whole suite, then the ObjectGraph tests again under the thread sanitizer.
+test: deps
+	$(SWIFT) build --build-tests
+	$(SWIFT) test --disable-xctest --skip-build
+	$(MAKE) test-tsan
+
+test-fast: deps
+	$(SWIFT) test --disable-xctest
+
+# A separate build folder, so the sanitized build does not replace the normal one.
+test-tsan: deps
+	$(SWIFT) test --disable-xctest --sanitize=thread --scratch-path .build-tsan --filter ObjectGraphTests
+
+# Benchmarks are a separate package, built in release mode; not part of `make test`.
+bench: deps-bench
+	cd Benchmarks && $(SWIFT) run -c release objectgraph-bench
+
+clean:
+	rm -rf .build .build-tsan Benchmarks/.build

@@ -1,0 +1,58 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "Invoices",
+    platforms: [.macOS(.v15)],
+    products: [
+        .library(name: "ObjectGraph", targets: ["ObjectGraph"]),
+        .library(name: "WebServer", targets: ["WebServer"]),
+        .executable(name: "invoices", targets: ["invoices"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
+        .package(url: "https://github.com/hummingbird-project/swift-mustache", from: "2.1.1"),
+    ],
+    targets: [
+        // System libraries (Debian: libsqlite3-dev, libmicrohttpd-dev, libcmark-dev).
+        .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3",
+                       providers: [.apt(["libsqlite3-dev"])]),
+        .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd",
+                       providers: [.apt(["libmicrohttpd-dev"])]),
+        .systemLibrary(name: "CCmark", pkgConfig: "libcmark",
+                       providers: [.apt(["libcmark-dev"])]),
+
+        // The object graph framework: Foundation and SQLite only.
+        .target(name: "ObjectGraph", dependencies: ["CSQLite"]),
+
+        // HTTP over libmicrohttpd, templates, markdown. Knows nothing of invoices.
+        .target(name: "WebServer", dependencies: [
+            "CMicroHTTPD", "CCmark",
+            .product(name: "Logging", package: "swift-log"),
+            .product(name: "HTTPTypes", package: "swift-http-types"),
+            .product(name: "Mustache", package: "swift-mustache"),
+        ]),
+
+        // The Invoices domain, context stack, sessions, pages and inspector.
+        .target(name: "InvoicesApp", dependencies: [
+            "ObjectGraph", "WebServer",
+            .product(name: "Logging", package: "swift-log"),
+        ]),
+
+        .executableTarget(name: "invoices", dependencies: [
+            "InvoicesApp",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ]),
+
+        // Small programs the tests run as real child processes.
+        .executableTarget(name: "objectgraph-fixture", dependencies: ["ObjectGraph"],
+                          path: "Tests/Fixtures/objectgraph-fixture"),
+
+        .testTarget(name: "ObjectGraphTests", dependencies: ["ObjectGraph", "CSQLite"]),
+        .testTarget(name: "WebServerTests", dependencies: ["WebServer"]),
+        .testTarget(name: "InvoicesAppTests", dependencies: ["InvoicesApp", "ObjectGraph", "WebServer"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

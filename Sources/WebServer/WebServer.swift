@@ -1,0 +1,1 @@
+// Placeholder: the WebServer module is built in its own issue.

@@ -1,0 +1,2 @@
+import InvoicesApp
+print("invoices")

@@ -54,7 +54,7 @@ test-tsan: deps
 
 # Benchmarks are a separate package, built in release mode; not part of `make test`.
 bench: deps-bench
-	cd Benchmarks && $(SWIFT) run -c release objectgraph-bench
+	cd Benchmarks && $(SWIFT) build -c release && .build/release/objectgraph-bench && .build/release/webserver-bench
 
 clean:
 	rm -rf .build .build-tsan Benchmarks/.build

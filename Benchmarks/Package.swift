@@ -1,0 +1,31 @@
+// swift-tools-version:6.0
+// Benchmarks: a separate package, run in release mode (`make bench`), never part of `make test`.
+// Each benchmark runs the same work side by side in one process and prints ratios.
+import PackageDescription
+
+let package = Package(
+    name: "Benchmarks",
+    platforms: [.macOS(.v15)],
+    dependencies: [
+        .package(name: "Invoices", path: ".."),
+        .package(url: "https://github.com/groue/GRDB.swift", exact: "7.10.0"),
+    ],
+    targets: [
+        // Raw SQLite C API, for the baseline column.
+        .systemLibrary(name: "CSQLiteBench", pkgConfig: "sqlite3"),
+        // ObjectGraph against raw SQLite and GRDB records.
+        .executableTarget(name: "objectgraph-bench", dependencies: [
+            "CSQLiteBench",
+            .product(name: "ObjectGraph", package: "Invoices"),
+            .product(name: "GRDB", package: "GRDB.swift"),
+        ]),
+        // A bare C libmicrohttpd handler, the baseline for the WebServer benchmark.
+        .target(name: "CBareMHD"),
+        // WebServer routes against the bare handler, driven by wrk.
+        .executableTarget(name: "webserver-bench", dependencies: [
+            "CBareMHD",
+            .product(name: "WebServer", package: "Invoices"),
+        ]),
+    ],
+    swiftLanguageModes: [.v6]
+)

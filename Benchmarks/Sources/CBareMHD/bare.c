@@ -1,0 +1,2 @@
+#include "CBareMHD.h"
+int cbaremhd_placeholder(void) { return 0; }

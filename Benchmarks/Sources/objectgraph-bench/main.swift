@@ -1,0 +1,1 @@
+print("objectgraph-bench: not written yet")

@@ -1,0 +1,1 @@
+print("webserver-bench: not written yet")

@@ -1,0 +1,296 @@
+import Foundation
+
+/// Changes not yet announced by an ObjectsDidChange notification.
+struct UnprocessedChanges {
+    var inserted = Set<ObjectID>()
+    var updated = Set<ObjectID>()
+    var deleted = Set<ObjectID>()
+    var isEmpty: Bool { inserted.isEmpty && updated.isEmpty && deleted.isEmpty }
+}
+
+extension ManagedObjectContext {
+    // MARK: Pending changes
+
+    /// Whether the context has inserted, updated or deleted objects not yet saved.
+    public var hasChanges: Bool {
+        !inserted.isEmpty || !deleted.isEmpty || changed.values.contains { $0.isUpdated }
+    }
+
+    /// Objects inserted since the last save.
+    public var insertedObjects: Set<ManagedObject> { Set(inserted.values) }
+    /// Objects with changed properties since the last save (not inserted, not deleted).
+    public var updatedObjects: Set<ManagedObject> { Set(changed.values.filter { $0.isUpdated }) }
+    /// Objects to be deleted at the next save.
+    public var deletedObjects: Set<ManagedObject> { Set(deleted.values) }
+
+    func insert(_ object: ManagedObject) {
+        object.isInsertedFlag = true
+        register(object)
+        inserted[object.objectID] = object
+        unprocessed.inserted.insert(object.objectID)
+    }
+
+    /// Marks `object` for deletion at the next save. Delete rules run at the end of the
+    /// current block (`processPendingChanges()`). Deleting an object inserted since the last
+    /// save simply forgets it.
+    public func delete(_ object: ManagedObject) {
+        ConcurrencyDebug.checkIfEnabled(self, "delete(_:)")
+        guard object.managedObjectContext === self, !object.isDeletedFlag else { return }
+        if object.lifecycle == .fault { fulfillFault(object) }
+        object.isDeletedFlag = true
+        deletesToPropagate.append(object)
+        if object.isInsertedFlag {
+            inserted[object.objectID] = nil
+            unprocessed.inserted.remove(object.objectID)
+        } else {
+            deleted[object.objectID] = object
+            unprocessed.deleted.insert(object.objectID)
+        }
+    }
+
+    func objectDidChange(_ object: ManagedObject) {
+        guard !object.isInsertedFlag else { return }
+        changed[object.objectID] = object
+        unprocessed.updated.insert(object.objectID)
+    }
+
+    /// Runs delete rules for objects deleted since the last call and posts
+    /// ObjectsDidChange. Runs by itself at the end of every `perform` block.
+    public func processPendingChanges() {
+        while !deletesToPropagate.isEmpty {
+            let batch = deletesToPropagate
+            deletesToPropagate.removeAll()
+            for object in batch { applyDeleteRules(to: object) }
+        }
+        // Objects inserted and deleted before a save vanish entirely.
+        for (id, object) in inserted where object.isDeletedFlag { inserted[id] = nil }
+        if !unprocessed.isEmpty {
+            let changes = unprocessed
+            unprocessed = UnprocessedChanges()
+            postObjectsDidChange(changes)
+        }
+    }
+
+    private func applyDeleteRules(to object: ManagedObject) {
+        for index in object.entity.relationshipIndices {
+            guard let rel = object.entity.relationshipDescription(at: index) else { continue }
+            switch rel.deleteRule {
+            case .noAction, .deny:
+                continue
+            case .nullify:
+                for target in relatedObjects(of: object, at: index) {
+                    removeFromInverse(target, of: rel, owner: object)
+                }
+            case .cascade:
+                for target in relatedObjects(of: object, at: index) where !target.isDeletedFlag {
+                    removeFromInverse(target, of: rel, owner: object)
+                    delete(target)
+                }
+            }
+        }
+        if object.isInsertedFlag {
+            // Unregister: it never existed outside this context.
+            registryLock.withLock { registry[object.objectID] = nil }
+        }
+    }
+
+    // MARK: Relationships
+
+    func relatedObjects(of object: ManagedObject, at index: Int) -> [ManagedObject] {
+        if object.lifecycle == .fault { fulfillFault(object) }
+        if ConcurrencyDebug.isEnabled { ConcurrencyDebug.check(object) }
+        guard index < object.values.count else { return [] }
+        switch object.values[index] {
+        case .reference(let id):
+            return (try? self.object(with: id)).map { [$0] } ?? []
+        case .references(let ids):
+            return ids.compactMap { try? self.object(with: $0) }
+        case .unloaded:
+            let ids = loadToMany(of: object, at: index)
+            return ids.compactMap { try? self.object(with: $0) }
+        default:
+            return []
+        }
+    }
+
+    /// The destination IDs of a to-many relationship, loading them when needed.
+    @discardableResult
+    func loadToMany(of object: ManagedObject, at index: Int) -> [ObjectID] {
+        if case .references(let ids) = object.values[index] { return ids }
+        guard let rel = object.entity.relationshipDescription(at: index) else { return [] }
+        let ids: [ObjectID]
+        if let parent {
+            ids = parent.toManyForChild(object.objectID, relationship: rel.name) ?? []
+        } else if object.objectID.isTemporaryID {
+            ids = []
+        } else {
+            ids = (try? persistentStoreCoordinator.destinations(of: object.objectID, relationship: rel,
+                                                                entity: object.entity)) ?? []
+        }
+        object.values[index] = .references(ids)
+        if index < object.baseValues.count { object.baseValues[index] = .references(ids) }
+        return ids
+    }
+
+    func toManyForChild(_ id: ObjectID, relationship: String) -> [ObjectID]? {
+        performAndWait {
+            guard let object = try? self.object(with: id),
+                  let index = object.entity.propertyIndexByName[relationship] else { return nil }
+            if object.lifecycle == .fault { fulfillFault(object) }
+            return loadToMany(of: object, at: index)
+        }
+    }
+
+    /// Sets a relationship and keeps every inverse in step at once.
+    func setRelatedObjects(_ objects: [ManagedObject], of owner: ManagedObject, at index: Int) {
+        if owner.lifecycle == .fault { fulfillFault(owner) }
+        if ConcurrencyDebug.isEnabled { ConcurrencyDebug.check(owner) }
+        guard let rel = owner.entity.relationshipDescription(at: index) else { return }
+        let valid = objects.filter { $0.managedObjectContext === self }
+        if !rel.isToMany {
+            let newTarget = valid.first
+            let oldID: ObjectID? = { if case .reference(let id) = owner.values[index] { return id } else { return nil } }()
+            if oldID == newTarget?.objectID { return }
+            if let oldID, let old = try? object(with: oldID) { removeFromInverse(old, of: rel, owner: owner) }
+            owner.values[index] = newTarget.map { .reference($0.objectID) } ?? .null
+            objectDidChange(owner)
+            if let newTarget { addToInverse(newTarget, of: rel, owner: owner) }
+        } else {
+            let current = loadToMany(of: owner, at: index)
+            var newIDs: [ObjectID] = []
+            var seen = Set<ObjectID>()
+            for object in valid where seen.insert(object.objectID).inserted { newIDs.append(object.objectID) }
+            if current == newIDs { return }
+            let currentSet = Set(current)
+            owner.values[index] = .references(newIDs)
+            objectDidChange(owner)
+            for id in current where !seen.contains(id) {
+                if let target = try? object(with: id) { removeFromInverse(target, of: rel, owner: owner) }
+            }
+            for object in valid where !currentSet.contains(object.objectID) {
+                addToInverse(object, of: rel, owner: owner)
+            }
+        }
+    }
+
+    /// Removes `owner` from `target`'s side of `rel` (the inverse of `rel`).
+    func removeFromInverse(_ target: ManagedObject, of rel: RelationshipDescription, owner: ManagedObject) {
+        if target.lifecycle == .fault { fulfillFault(target) }
+        guard let inverseIndex = target.entity.propertyIndexByName[rel.inverseName],
+              let inverse = target.entity.relationshipDescription(at: inverseIndex) else { return }
+        if inverse.isToMany {
+            let ids = loadToMany(of: target, at: inverseIndex)
+            guard ids.contains(owner.objectID) else { return }
+            target.values[inverseIndex] = .references(ids.filter { $0 != owner.objectID })
+        } else {
+            guard case .reference(let id) = target.values[inverseIndex], id == owner.objectID else { return }
+            target.values[inverseIndex] = .null
+        }
+        objectDidChange(target)
+    }
+
+    /// Adds `owner` to `target`'s side of `rel`; a to-one inverse first leaves its old owner.
+    func addToInverse(_ target: ManagedObject, of rel: RelationshipDescription, owner: ManagedObject) {
+        if target.lifecycle == .fault { fulfillFault(target) }
+        guard let inverseIndex = target.entity.propertyIndexByName[rel.inverseName],
+              let inverse = target.entity.relationshipDescription(at: inverseIndex),
+              let ownerIndex = owner.entity.propertyIndexByName[rel.name] else { return }
+        if inverse.isToMany {
+            let ids = loadToMany(of: target, at: inverseIndex)
+            guard !ids.contains(owner.objectID) else { return }
+            target.values[inverseIndex] = .references(ids + [owner.objectID])
+        } else {
+            if case .reference(let previousID) = target.values[inverseIndex] {
+                if previousID == owner.objectID { return }
+                // The target leaves its previous owner's side of `rel`.
+                if let previous = try? object(with: previousID) {
+                    if previous.lifecycle == .fault { fulfillFault(previous) }
+                    if rel.isToMany {
+                        let ids = loadToMany(of: previous, at: ownerIndex)
+                        previous.values[ownerIndex] = .references(ids.filter { $0 != target.objectID })
+                    } else if case .reference(let back) = previous.values[ownerIndex], back == target.objectID {
+                        previous.values[ownerIndex] = .null
+                    }
+                    objectDidChange(previous)
+                }
+            }
+            target.values[inverseIndex] = .reference(owner.objectID)
+        }
+        objectDidChange(target)
+    }
+
+    // MARK: Undoing
+
+    /// Forgets every unsaved change: updated objects get their committed values back,
+    /// inserted objects are forgotten, deleted ones are restored.
+    public func rollback() {
+        ConcurrencyDebug.checkIfEnabled(self, "rollback()")
+        for object in inserted.values {
+            registryLock.withLock { registry[object.objectID] = nil }
+            object.managedObjectContext = nil
+        }
+        for object in changed.values {
+            object.values = object.baseValues
+        }
+        for object in deleted.values {
+            object.isDeletedFlag = false
+            object.values = object.baseValues
+        }
+        inserted.removeAll()
+        changed.removeAll()
+        deleted.removeAll()
+        deletesToPropagate.removeAll()
+        unprocessed = UnprocessedChanges()
+    }
+
+    /// Forgets every object: references to them become invalid (their context is nil).
+    public func reset() {
+        ConcurrencyDebug.checkIfEnabled(self, "reset()")
+        let objects = registeredObjects
+        for object in objects {
+            if object.holdsRowCacheEntry {
+                persistentStoreCoordinator.rowCache.release(object.objectID)
+                object.holdsRowCacheEntry = false
+            }
+            object.managedObjectContext = nil
+        }
+        registryLock.withLock {
+            registry.removeAll()
+            aliases.removeAll()
+        }
+        inserted.removeAll()
+        changed.removeAll()
+        deleted.removeAll()
+        deletesToPropagate.removeAll()
+        unprocessed = UnprocessedChanges()
+        postInvalidatedAll()
+    }
+
+    /// Turns `object` into a fault (`mergeChanges: false`, dropping its unsaved changes), or
+    /// reloads its committed values and re-applies its unsaved changes on top (`true`).
+    public func refresh(_ object: ManagedObject, mergeChanges: Bool) {
+        ConcurrencyDebug.checkIfEnabled(self, "refresh(_:mergeChanges:)")
+        guard object.managedObjectContext === self, !object.isInsertedFlag else { return }
+        if !mergeChanges || object.lifecycle == .fault {
+            changed[object.objectID] = nil
+            object.values = []
+            object.baseValues = []
+            object.lifecycle = .fault
+            return
+        }
+        var local: [Int: StoredValue] = [:]
+        for i in object.values.indices where i < object.baseValues.count && object.values[i] != object.baseValues[i] {
+            local[i] = object.values[i]
+        }
+        let snapshot: RowSnapshot?
+        if let parent {
+            snapshot = parent.snapshotForChild(object.objectID)
+        } else {
+            snapshot = try? persistentStoreCoordinator.freshSnapshot(for: object.objectID, entity: object.entity)
+        }
+        guard let snapshot else { markDeletedElsewhere(object); return }
+        fill(object, with: snapshot)
+        for (i, value) in local { object.values[i] = value }
+        if !local.isEmpty { changed[object.objectID] = object }
+    }
+}

@@ -1,0 +1,201 @@
+import Foundation
+
+/// Unsaved changes of a context and its ancestors, as a fetch must see them.
+struct PendingOverlay {
+    /// Inserted and updated objects' current values.
+    var values: [ObjectID: (entity: String, values: [StoredValue], inserted: Bool)] = [:]
+    var deleted: Set<ObjectID> = []
+    var isEmpty: Bool { values.isEmpty && deleted.isEmpty }
+
+    func touches(_ entity: String) -> Bool {
+        values.values.contains { $0.entity == entity } || deleted.contains { $0.entityName == entity }
+    }
+
+    /// Layers `other` (a descendant's changes) on top.
+    mutating func apply(_ other: PendingOverlay) {
+        for (id, v) in other.values { values[id] = v; deleted.remove(id) }
+        for id in other.deleted { values[id] = nil; deleted.insert(id) }
+    }
+}
+
+extension ManagedObjectContext {
+    /// Fetches the objects a request describes, registered in this context.
+    ///
+    /// Unsaved changes count (unless `includesPendingChanges` is false): matching inserts
+    /// are included, pending deletes excluded, pending updates re-evaluated. A fetch never
+    /// overwrites unsaved edits of registered objects. Fetching N objects runs one query,
+    /// and their rows land in the coordinator's row cache.
+    /// - Throws: ``FetchError``.
+    public func fetch<T: ManagedObject>(_ request: FetchRequest<T>) throws -> [T] {
+        ConcurrencyDebug.checkIfEnabled(self, "fetch(_:)")
+        processPendingChanges()
+        let plan = try FetchPlan(request, model: model)
+        let overlay = pendingOverlay(includingOwn: request.includesPendingChanges)
+        let store = try storeForReading()
+        if !plan.needsMemoryPass(overlay) {
+            let rows = try read { try store.fetchRows(plan.entity, where: plan.condition, orderBy: plan.orderBy,
+                                                        limit: request.fetchLimit, offset: request.fetchOffset) }
+            return materialize(rows, as: T.self, overlay: overlay)
+        }
+        let rows = try read { try store.fetchRows(plan.entity, where: plan.condition, orderBy: nil, limit: nil, offset: 0) }
+        var candidates = materialize(rows, as: T.self, overlay: overlay)
+        var seen = Set(candidates.map(\.objectID))
+        for (id, pending) in overlay.values where pending.entity == plan.entity.name && !seen.contains(id) {
+            if let object = materialize(id, entity: plan.entity, pendingValues: pending.values) as? T {
+                candidates.append(object)
+                seen.insert(id)
+            }
+        }
+        candidates.removeAll { overlay.deleted.contains($0.objectID) || $0.isDeletedFlag }
+        if let predicate = request.predicate {
+            candidates = candidates.filter { (try? predicate.evaluate($0)) ?? false }
+        }
+        if !request.sortDescriptors.isEmpty {
+            let descriptors = request.sortDescriptors
+            candidates.sort { a, b in
+                for d in descriptors {
+                    switch d.compare(a, b) {
+                    case .orderedAscending: return true
+                    case .orderedDescending: return false
+                    case .orderedSame: continue
+                    }
+                }
+                return (a.objectID.primaryKey ?? .max) < (b.objectID.primaryKey ?? .max)
+            }
+        }
+        let start = min(max(0, request.fetchOffset), candidates.count)
+        let end = request.fetchLimit.map { min(candidates.count, start + max(0, $0)) } ?? candidates.count
+        return Array(candidates[start..<end])
+    }
+
+    /// The IDs of the objects a request describes, without loading them when no pending
+    /// change is involved.
+    public func fetchObjectIDs<T: ManagedObject>(_ request: FetchRequest<T>) throws -> [ObjectID] {
+        ConcurrencyDebug.checkIfEnabled(self, "fetchObjectIDs(_:)")
+        processPendingChanges()
+        let plan = try FetchPlan(request, model: model)
+        let overlay = pendingOverlay(includingOwn: request.includesPendingChanges)
+        if !plan.needsMemoryPass(overlay) {
+            let store = try storeForReading()
+            return try read { try store.fetchIDs(plan.entity, where: plan.condition, orderBy: plan.orderBy,
+                                                   limit: request.fetchLimit, offset: request.fetchOffset) }
+        }
+        return try fetch(request).map(\.objectID)
+    }
+
+    /// How many objects a request would fetch.
+    public func count<T: ManagedObject>(for request: FetchRequest<T>) throws -> Int {
+        ConcurrencyDebug.checkIfEnabled(self, "count(for:)")
+        processPendingChanges()
+        let plan = try FetchPlan(request, model: model)
+        let overlay = pendingOverlay(includingOwn: request.includesPendingChanges)
+        if !plan.needsMemoryPass(overlay) && request.fetchLimit == nil && request.fetchOffset == 0 {
+            let store = try storeForReading()
+            return try read { try store.count(plan.entity, where: plan.condition) }
+        }
+        return try fetch(request).count
+    }
+
+    private func storeForReading() throws -> SQLiteStore {
+        do { return try persistentStoreCoordinator.requireStore() } catch let error as StoreError {
+            throw FetchError.storeFailure(error)
+        }
+    }
+
+    private func read<R>(_ body: () throws -> R) throws -> R {
+        do { return try body() } catch let error as StoreError { throw FetchError.storeFailure(error) }
+    }
+
+    private func materialize<T: ManagedObject>(_ rows: [(ObjectID, RowSnapshot)], as type: T.Type,
+                                               overlay: PendingOverlay) -> [T] {
+        if parent == nil { persistentStoreCoordinator.rowCache.store(rows) }
+        var result: [T] = []
+        result.reserveCapacity(rows.count)
+        for (id, row) in rows {
+            guard let entity = model.entity(named: id.entityName) else { continue }
+            let object: ManagedObject
+            if let pending = overlay.values[id] {
+                object = materialize(id, entity: entity, pendingValues: pending.values)
+            } else {
+                object = materialize(id, entity: entity, snapshot: row)
+            }
+            if let typed = object as? T { result.append(typed) }
+        }
+        return result
+    }
+
+    /// An object whose values come from an ancestor's unsaved changes.
+    private func materialize(_ id: ObjectID, entity: EntityDescription, pendingValues: [StoredValue]) -> ManagedObject {
+        if let existing = registeredObject(for: id), existing.lifecycle == .loaded { return existing }
+        let object = registeredObject(for: id) ?? makeFault(id, entity: entity)
+        object.values = pendingValues
+        object.baseValues = pendingValues
+        object.lifecycle = .loaded
+        return object
+    }
+
+    /// This context's unsaved changes (when `includingOwn`) over its ancestors'.
+    func pendingOverlay(includingOwn: Bool) -> PendingOverlay {
+        var overlay = parent.map { p in p.performAndWait { p.pendingOverlay(includingOwn: true) } } ?? PendingOverlay()
+        if includingOwn { overlay.apply(ownPendingChanges()) }
+        return overlay
+    }
+
+    private func ownPendingChanges() -> PendingOverlay {
+        var own = PendingOverlay()
+        for (id, object) in inserted { own.values[id] = (object.entity.name, object.values, true) }
+        for (id, object) in changed where object.isUpdated && !object.isDeletedFlag {
+            own.values[id] = (object.entity.name, object.values, false)
+        }
+        own.deleted = Set(deleted.keys)
+        return own
+    }
+}
+
+/// A fetch request translated for the store.
+struct FetchPlan {
+    let entity: EntityDescription
+    let condition: SQLFragment?
+    let orderBy: String?
+    /// Some sort key cannot be expressed in SQL: results are sorted in memory.
+    let sortsInMemory: Bool
+    let crossesRelationships: Bool
+
+    init<T: ManagedObject>(_ request: FetchRequest<T>, model: ManagedObjectModel) throws {
+        guard let entity = model.entity(for: T.self) else { throw FetchError.unknownEntity(String(describing: T.self)) }
+        self.entity = entity
+        let schema = ModelPredicateSchema(model: model)
+        if let predicate = request.predicate {
+            do {
+                condition = try PredicateTranslator(schema: schema, rootEntity: entity.name).translate(predicate)
+            } catch {
+                throw FetchError.untranslatablePredicate("\(error)")
+            }
+        } else {
+            condition = nil
+        }
+        var terms: [String] = []
+        var inMemory = false
+        for descriptor in request.sortDescriptors {
+            guard let keyPath = descriptor.keyPath else { throw FetchError.unsupportedSortKey("\(descriptor)") }
+            guard schema.resolve(keyPath, from: entity.name) != nil else {
+                throw FetchError.unsupportedSortKey("\(keyPath)")
+            }
+            guard let expression = schema.sortExpression(keyPath, from: entity.name) else { inMemory = true; continue }
+            // Strings compare lexically (SQLite's BINARY, like Swift's `<`) unless the
+            // descriptor asks for another comparator; those become ASCII case-insensitive.
+            let collation = descriptor.stringComparator.map { $0 != .lexical } == true ? " COLLATE NOCASE" : ""
+            terms.append(expression + collation + (descriptor.order == .forward ? " ASC" : " DESC"))
+        }
+        sortsInMemory = inMemory
+        orderBy = request.sortDescriptors.isEmpty ? nil : (terms + ["t0._pk"]).joined(separator: ", ")
+        crossesRelationships = condition?.sql.contains("SELECT") ?? false
+    }
+
+    /// Whether pending changes (or sorting) require evaluating the request in memory.
+    func needsMemoryPass(_ overlay: PendingOverlay) -> Bool {
+        if sortsInMemory { return true }
+        if overlay.isEmpty { return false }
+        return overlay.touches(entity.name) || crossesRelationships
+    }
+}

@@ -1,0 +1,199 @@
+import Foundation
+
+extension ManagedObjectContext {
+    // MARK: Looking objects up
+
+    /// The object with this ID: the registered instance, or a fault (no I/O).
+    ///
+    /// - Throws: ``ContextError/temporaryIDOutsideHierarchy(_:)`` for a temporary ID this
+    ///   context's hierarchy does not know, ``ContextError/unknownEntity(_:)``.
+    public func object(with id: ObjectID) throws -> ManagedObject {
+        ConcurrencyDebug.checkIfEnabled(self, "object(with:)")
+        if let object = registeredObject(for: id) { return object }
+        if id.isTemporaryID && !ancestorsKnow(id) {
+            throw ContextError.temporaryIDOutsideHierarchy(id)
+        }
+        guard let entity = model.entity(named: id.entityName) else {
+            throw ContextError.unknownEntity(id.entityName)
+        }
+        return makeFault(id, entity: entity)
+    }
+
+    /// The object with this ID as `T`.
+    public func object<T: ManagedObject>(with id: ObjectID, as type: T.Type) throws -> T {
+        guard let object = try object(with: id) as? T else {
+            throw ContextError.wrongEntity(id, expected: String(describing: T.self))
+        }
+        return object
+    }
+
+    /// The object with this ID, fully loaded.
+    /// - Throws: ``ContextError/objectNotFound(_:)`` (CD 133000) when the row does not exist.
+    public func existingObject(with id: ObjectID) throws -> ManagedObject {
+        let object = try object(with: id)
+        if object.isFault { fulfillFault(object) }
+        if object.isDeletedElsewhereFlag || (object.isDeletedFlag && !object.isInsertedFlag) {
+            throw ContextError.objectNotFound(id)
+        }
+        return object
+    }
+
+    /// The object with this ID as `T`, fully loaded.
+    public func existingObject<T: ManagedObject>(with id: ObjectID, as type: T.Type) throws -> T {
+        guard let object = try existingObject(with: id) as? T else {
+            throw ContextError.wrongEntity(id, expected: String(describing: T.self))
+        }
+        return object
+    }
+
+    /// The object with this ID if this context has it registered; never a new fault, no I/O.
+    public func registeredObject(for id: ObjectID) -> ManagedObject? {
+        registryLock.withLock {
+            if let u = registry[id] { return u.takeUnretainedValue() }
+            if let alias = aliases[id], let u = registry[alias] { return u.takeUnretainedValue() }
+            return nil
+        }
+    }
+
+    /// Every object registered in the context.
+    public var registeredObjects: [ManagedObject] {
+        registryLock.withLock { registry.values.map { $0.takeUnretainedValue() } }
+    }
+
+    /// Whether this context or an ancestor has an unsaved object with this temporary ID.
+    func ancestorsKnow(_ id: ObjectID) -> Bool {
+        var context = parent
+        while let current = context {
+            let known = current.performAndWait { current.registeredObject(for: id) != nil }
+            if known { return true }
+            context = current.parent
+        }
+        return false
+    }
+
+    // MARK: Registration
+
+    func register(_ object: ManagedObject) {
+        registryLock.withLock { registry[object.objectID] = Unmanaged.passUnretained(object) }
+    }
+
+    /// Called from `ManagedObject.deinit`.
+    func objectWillDeinit(_ object: ManagedObject) {
+        registryLock.withLock {
+            if let u = registry[object.objectID], u.toOpaque() == Unmanaged.passUnretained(object).toOpaque() {
+                registry[object.objectID] = nil
+            }
+        }
+        if object.holdsRowCacheEntry {
+            persistentStoreCoordinator.rowCache.release(object.objectID)
+        }
+    }
+
+    /// Moves a registered object to its permanent ID, keeping the temporary one as an alias.
+    func rekey(_ object: ManagedObject, to permanent: ObjectID) {
+        let old = object.objectID
+        guard old != permanent else { return }
+        registryLock.withLock {
+            registry[old] = nil
+            registry[permanent] = Unmanaged.passUnretained(object)
+            aliases[old] = permanent
+        }
+        object.objectID = permanent
+        if let o = inserted.removeValue(forKey: old) { inserted[permanent] = o }
+        if let o = changed.removeValue(forKey: old) { changed[permanent] = o }
+        if let o = deleted.removeValue(forKey: old) { deleted[permanent] = o }
+    }
+
+    func makeFault(_ id: ObjectID, entity: EntityDescription) -> ManagedObject {
+        let state = ThreadState.current
+        state.reset()
+        state.mode = .materializing
+        let object = entity.objectType.init(Materialization(kind: .fault(id, self, entity)))
+        register(object)
+        return object
+    }
+
+    /// The registered object for `id` filled with `snapshot`, or a new one; objects with
+    /// unsaved changes keep their values (a fetch never overwrites local edits).
+    func materialize(_ id: ObjectID, entity: EntityDescription, snapshot: RowSnapshot) -> ManagedObject {
+        if let existing = registeredObject(for: id) {
+            if existing.lifecycle == .fault {
+                fill(existing, with: snapshot)
+            } else if !existing.hasChanges && snapshot.version > existing.rowVersion {
+                fill(existing, with: snapshot)
+            }
+            return existing
+        }
+        let object = makeFault(id, entity: entity)
+        fill(object, with: snapshot)
+        return object
+    }
+
+    func fill(_ object: ManagedObject, with snapshot: RowSnapshot) {
+        object.values = snapshot.values
+        object.baseValues = snapshot.values
+        object.rowVersion = snapshot.version
+        object.lifecycle = .loaded
+        object.isDeletedElsewhereFlag = false
+        if !object.holdsRowCacheEntry && parent == nil && !object.objectID.isTemporaryID {
+            persistentStoreCoordinator.rowCache.retain(object.objectID)
+            object.holdsRowCacheEntry = true
+        }
+    }
+
+    // MARK: Faults
+
+    /// Loads a fault's values: from the parent chain for nested contexts, else from the row
+    /// cache, else from the store. A row deleted elsewhere never traps: the object reports
+    /// `isDeletedElsewhere` and keeps its last known (or default) values.
+    func fulfillFault(_ object: ManagedObject) {
+        guard object.lifecycle == .fault else { return }
+        if ConcurrencyDebug.isEnabled { ConcurrencyDebug.check(object) }
+        let snapshot: RowSnapshot?
+        if let parent {
+            snapshot = parent.snapshotForChild(object.objectID)
+        } else {
+            snapshot = try? persistentStoreCoordinator.snapshot(for: object.objectID, entity: object.entity)
+        }
+        if let snapshot {
+            fill(object, with: snapshot)
+        } else {
+            markDeletedElsewhere(object)
+        }
+    }
+
+    func markDeletedElsewhere(_ object: ManagedObject) {
+        if object.values.isEmpty {
+            object.values = object.entity.properties.map {
+                switch $0 {
+                case .attribute(let a): return a.defaultValue
+                case .relationship(let r): return r.isToMany ? .references([]) : .null
+                }
+            }
+            object.baseValues = object.values
+        }
+        object.lifecycle = .loaded
+        object.isDeletedElsewhereFlag = true
+    }
+
+    /// The values a child sees for `id`: this context's current values when it has the
+    /// object loaded (unsaved edits included), nil when it deleted it, else the values from
+    /// further up. Runs a brief hop onto this context's queue.
+    func snapshotForChild(_ id: ObjectID) -> RowSnapshot? {
+        performAndWait {
+            if let object = registeredObject(for: id), object.lifecycle == .loaded {
+                if object.isDeletedFlag || object.isDeletedElsewhereFlag { return nil }
+                return RowSnapshot(values: object.values, version: object.rowVersion)
+            }
+            if let parent { return parent.snapshotForChild(id) }
+            guard let entity = model.entity(named: id.entityName) else { return nil }
+            return try? persistentStoreCoordinator.snapshot(for: id, entity: entity)
+        }
+    }
+}
+
+extension ConcurrencyDebug {
+    static func checkIfEnabled(_ context: ManagedObjectContext, _ operation: StaticString) {
+        if isEnabled { check(context, operation) }
+    }
+}

@@ -1,0 +1,191 @@
+import Foundation
+
+extension ManagedObjectContext {
+    /// Saves the context's changes to its parent: a nested context's into its parent context
+    /// (nothing reaches the store), a root context's into the store in one transaction.
+    ///
+    /// Validation runs first and reports every failure together. On any failure the parent,
+    /// the store and the row cache are as before, and this context keeps its changes.
+    /// Call it on the context's queue.
+    public func save() throws {
+        ConcurrencyDebug.checkIfEnabled(self, "save()")
+        processPendingChanges()
+        guard hasChanges else { return }
+        NotificationCenter.default.post(name: Self.willSaveNotification, object: self)
+        try validatePendingChanges()
+        if let parent {
+            try saveIntoParent(parent)
+        } else {
+            try saveToStore()
+        }
+    }
+
+    /// Saves on the context's queue without blocking the calling thread.
+    public func save() async throws {
+        try await perform(schedule: .enqueued) { () throws in try self.save() }
+    }
+
+    func validatePendingChanges() throws {
+        var failures: [ValidationFailure] = []
+        for object in inserted.values { failures += Validator.validate(object, context: self) }
+        for object in changed.values where object.isUpdated && !object.isDeletedFlag {
+            failures += Validator.validate(object, context: self)
+        }
+        for object in deleted.values { failures += Validator.validateDelete(object, context: self) }
+        if !failures.isEmpty { throw SaveError.validationFailed(failures) }
+    }
+
+    private func saveToStore() throws {
+        var request = SaveRequest()
+        request.mergePolicy = mergePolicy
+        for object in inserted.values {
+            request.inserts.append(.init(id: object.objectID, entity: object.entity.name, values: object.values))
+        }
+        for object in changed.values where object.isUpdated && !object.isDeletedFlag {
+            request.updates.append(.init(id: object.objectID, entity: object.entity.name, values: object.values,
+                                         base: object.baseValues, expectedVersion: object.rowVersion))
+        }
+        for object in deleted.values where !object.objectID.isTemporaryID {
+            request.deletes.append(.init(id: object.objectID, entity: object.entity.name,
+                                         expectedVersion: object.rowVersion))
+        }
+        let result: SaveResult
+        do {
+            result = try persistentStoreCoordinator.save(request)
+        } catch let error as SaveError {
+            throw error
+        } catch let error as StoreError {
+            throw SaveError.storeFailure(error)
+        }
+        didSaveToStore(result)
+    }
+
+    /// Brings the context in line with what the store wrote.
+    private func didSaveToStore(_ result: SaveResult) {
+        let insertedIDs = Set(result.permanentIDs.values) .union(inserted.values.map(\.objectID).filter { !$0.isTemporaryID })
+        var updatedIDs = Set<ObjectID>()
+        for object in inserted.values {
+            if let permanent = result.permanentIDs[object.objectID] { rekey(object, to: permanent) }
+        }
+        // Every registered object referring to a new object by its temporary ID now uses the
+        // permanent one (aliases would resolve it too, but the row cache must not see it).
+        if !result.permanentIDs.isEmpty {
+            for object in registeredObjects where object.lifecycle == .loaded {
+                object.values = object.values.map { Self.replacing($0, result.permanentIDs) }
+            }
+        }
+        for object in inserted.values {
+            finishSave(of: object, snapshot: result.written[object.objectID])
+        }
+        for object in changed.values where !object.isDeletedFlag {
+            if let row = result.rolledBack[object.objectID] {
+                if let row { fill(object, with: row) } else { markDeletedElsewhere(object) }
+                continue
+            }
+            if let snapshot = result.written[object.objectID] {
+                updatedIDs.insert(object.objectID)
+                finishSave(of: object, snapshot: snapshot)
+            } else {
+                object.baseValues = object.values
+            }
+        }
+        let deletedIDs = Set(deleted.keys)
+        for object in deleted.values {
+            registryLock.withLock { registry[object.objectID] = nil }
+            if object.holdsRowCacheEntry {
+                persistentStoreCoordinator.rowCache.release(object.objectID)
+                object.holdsRowCacheEntry = false
+            }
+            object.managedObjectContext = nil
+        }
+        inserted.removeAll()
+        changed.removeAll()
+        deleted.removeAll()
+        NotificationCenter.default.post(name: Self.didSaveNotification, object: self, userInfo: [
+            ChangeKey.inserted.rawValue: insertedIDs,
+            ChangeKey.updated.rawValue: updatedIDs,
+            ChangeKey.deleted.rawValue: deletedIDs,
+        ])
+    }
+
+    private func finishSave(of object: ManagedObject, snapshot: RowSnapshot?) {
+        object.isInsertedFlag = false
+        object.baseValues = object.values
+        if let snapshot {
+            object.rowVersion = snapshot.version
+            if !object.holdsRowCacheEntry {
+                persistentStoreCoordinator.rowCache.retain(object.objectID)
+                object.holdsRowCacheEntry = true
+            }
+        }
+    }
+
+    static func replacing(_ value: StoredValue, _ map: [ObjectID: ObjectID]) -> StoredValue {
+        switch value {
+        case .reference(let id): return .reference(map[id] ?? id)
+        case .references(let ids): return .references(ids.map { map[$0] ?? $0 })
+        default: return value
+        }
+    }
+
+    /// A nested context's save: its changes become the parent's pending changes.
+    private func saveIntoParent(_ parent: ManagedObjectContext) throws {
+        let inserts = inserted.values.map { ($0.objectID, $0.entity, $0.values) }
+        let updates = changed.values.filter { $0.isUpdated && !$0.isDeletedFlag }
+            .map { ($0.objectID, $0.entity, $0.values, $0.baseValues) }
+        let deletes = deleted.values.map(\.objectID)
+        parent.performAndWait {
+            for (id, entity, values) in inserts {
+                let object = parent.registeredObject(for: id) ?? parent.makeFault(id, entity: entity)
+                object.values = values
+                object.baseValues = values
+                object.lifecycle = .loaded
+                if !object.isInsertedFlag { parent.insert(object) }
+            }
+            for (id, entity, values, base) in updates {
+                guard let object = try? parent.object(with: id) else { continue }
+                if object.lifecycle == .fault { parent.fulfillFault(object) }
+                _ = entity
+                for i in values.indices where i < object.values.count && values[i] != base[i] {
+                    if case .unloaded = values[i] { continue }
+                    object.values[i] = values[i]
+                }
+                parent.objectDidChange(object)
+            }
+            for id in deletes {
+                if let object = try? parent.object(with: id) { parent.delete(object) }
+            }
+            parent.processPendingChanges()
+        }
+        for object in inserted.values { object.isInsertedFlag = false; object.baseValues = object.values }
+        for object in changed.values { object.baseValues = object.values }
+        for object in deleted.values {
+            registryLock.withLock { registry[object.objectID] = nil }
+            object.managedObjectContext = nil
+        }
+        let insertedIDs = Set(inserted.keys), updatedIDs = Set(changed.keys), deletedIDs = Set(deleted.keys)
+        inserted.removeAll()
+        changed.removeAll()
+        deleted.removeAll()
+        NotificationCenter.default.post(name: Self.didSaveNotification, object: self, userInfo: [
+            ChangeKey.inserted.rawValue: insertedIDs,
+            ChangeKey.updated.rawValue: updatedIDs,
+            ChangeKey.deleted.rawValue: deletedIDs,
+        ])
+    }
+
+    /// Asks the store for permanent IDs for these (inserted) objects now, before the save.
+    /// Every context holding them re-keys them; their temporary IDs keep resolving here.
+    public func obtainPermanentIDs(for objects: [ManagedObject]) throws {
+        ConcurrencyDebug.checkIfEnabled(self, "obtainPermanentIDs(for:)")
+        let ids = objects.map(\.objectID).filter(\.isTemporaryID)
+        guard !ids.isEmpty else { return }
+        let map = try persistentStoreCoordinator.obtainPermanentIDs(ids)
+        for object in objects {
+            if let permanent = map[object.objectID] { rekey(object, to: permanent) }
+        }
+        for object in registeredObjects where object.lifecycle == .loaded {
+            object.values = object.values.map { Self.replacing($0, map) }
+        }
+    }
+}

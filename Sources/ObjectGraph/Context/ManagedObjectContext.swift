@@ -1,0 +1,172 @@
+import Foundation
+import Synchronization
+
+/// A scratchpad of managed objects: fetches, changes, and saves them to its parent.
+///
+/// A context runs on one queue. `.privateQueue` contexts own a serial queue; `.mainQueue`
+/// contexts use the process's main queue (a server calls `dispatchMain()`). Every use of a
+/// context and its objects happens on that queue: inside ``perform(_:)``,
+/// ``performAndWait(_:)`` or `await context.perform { }`.
+///
+/// ```swift
+/// let writer = ManagedObjectContext(.privateQueue, coordinator: coordinator)
+/// let id = try await writer.perform {
+///     let client = Client(context: writer)
+///     client.name = "Acme"
+///     try writer.save()
+///     return client.objectID          // IDs cross queues; objects never do
+/// }
+/// ```
+///
+/// `@unchecked Sendable`: the context itself may be passed anywhere (to schedule blocks on
+/// it); all of its mutable state is owned by its queue, except `registry`, guarded by
+/// `registryLock` because objects unregister themselves from `deinit`.
+public final class ManagedObjectContext: @unchecked Sendable, CustomStringConvertible {
+    /// Which queue a context runs on.
+    public enum ConcurrencyType: Sendable { case privateQueue, mainQueue }
+    /// How `await perform` schedules its block.
+    public enum ScheduledTaskType: Sendable {
+        /// Run inline when already on the context's queue, else enqueue.
+        case immediate
+        /// Always enqueue behind the blocks already scheduled.
+        case enqueued
+    }
+
+    public let concurrencyType: ConcurrencyType
+    /// The parent context, for nested contexts; nil for a context on the coordinator.
+    public let parent: ManagedObjectContext?
+    /// The coordinator at the root of this context's chain.
+    public let persistentStoreCoordinator: PersistentStoreCoordinator
+    /// The model of the coordinator.
+    public var model: ManagedObjectModel { persistentStoreCoordinator.model }
+
+    let queue: DispatchQueue
+    private let nameStorage: Mutex<String?>
+
+    /// A name for logs, the inspector and persistent history.
+    public var name: String? {
+        get { nameStorage.withLock { $0 } }
+        set { nameStorage.withLock { $0 = newValue } }
+    }
+
+    /// How conflicts found at save are resolved. Owned by the context's queue.
+    public var mergePolicy: MergePolicy = .error
+
+    // MARK: Queue-owned state
+    let registryLock = NSLock()
+    /// Registered objects, held weakly: an unchanged object lives as long as the app uses it.
+    var registry: [ObjectID: Unmanaged<ManagedObject>] = [:]
+    /// Temporary IDs of objects that became permanent, so the old ID keeps resolving here.
+    var aliases: [ObjectID: ObjectID] = [:]
+    /// Pending changes hold their objects strongly, so unsaved changes cannot vanish.
+    var inserted: [ObjectID: ManagedObject] = [:]
+    var changed: [ObjectID: ManagedObject] = [:]
+    var deleted: [ObjectID: ManagedObject] = [:]
+    /// Deleted objects whose delete rules have not run yet (they run at processPendingChanges).
+    var deletesToPropagate: [ManagedObject] = []
+    /// IDs changed since the last ObjectsDidChange notification.
+    var unprocessed = UnprocessedChanges()
+
+    /// A context whose parent is the coordinator: its saves write to the store.
+    public init(_ concurrencyType: ConcurrencyType, coordinator: PersistentStoreCoordinator, name: String? = nil) {
+        self.concurrencyType = concurrencyType
+        self.parent = nil
+        self.persistentStoreCoordinator = coordinator
+        self.nameStorage = Mutex(name)
+        self.queue = Self.makeQueue(concurrencyType, name: name)
+    }
+
+    /// A nested context: its saves go into `parent`, never to the store.
+    public init(_ concurrencyType: ConcurrencyType, parent: ManagedObjectContext, name: String? = nil) {
+        self.concurrencyType = concurrencyType
+        self.parent = parent
+        self.persistentStoreCoordinator = parent.persistentStoreCoordinator
+        self.nameStorage = Mutex(name)
+        self.queue = Self.makeQueue(concurrencyType, name: name)
+    }
+
+    /// A private-queue child of this context.
+    public func newChildContext(name: String? = nil) -> ManagedObjectContext {
+        ManagedObjectContext(.privateQueue, parent: self, name: name)
+    }
+
+    private static func makeQueue(_ type: ConcurrencyType, name: String?) -> DispatchQueue {
+        switch type {
+        case .mainQueue: return .main
+        case .privateQueue: return DispatchQueue(label: "ObjectGraph.context.\(name ?? "private")")
+        }
+    }
+
+    var debugName: String { name.map { "\"\($0)\"" } ?? "<unnamed \(ObjectIdentifier(self).debugDescription)>" }
+
+    public var description: String {
+        "<ManagedObjectContext \(debugName) \(concurrencyType == .mainQueue ? "main" : "private")>"
+    }
+
+    deinit {
+        // Objects still around outlive their context: detach them and drop their cache entries.
+        let objects = registry.values
+        for unmanaged in objects {
+            let object = unmanaged.takeUnretainedValue()
+            if object.holdsRowCacheEntry {
+                object.holdsRowCacheEntry = false
+                persistentStoreCoordinator.rowCache.release(object.objectID)
+            }
+        }
+    }
+
+    // MARK: Queue confinement
+
+    /// Whether the calling code may use this context now: a block of it runs on this thread,
+    /// or it is a main-queue context and this is the main thread.
+    var isOnQueue: Bool {
+        if concurrencyType == .mainQueue && Thread.isMainThread { return true }
+        return ThreadState.current.activeContexts.contains(ObjectIdentifier(self))
+    }
+
+    private func enter() { ThreadState.current.activeContexts.append(ObjectIdentifier(self)) }
+    private func leave() { _ = ThreadState.current.activeContexts.popLast() }
+
+    /// Runs `block` on the context's queue, then processes pending changes.
+    private func run<T, E: Error>(_ block: () throws(E) -> T) throws(E) -> T {
+        enter()
+        defer {
+            processPendingChanges()
+            leave()
+        }
+        return try block()
+    }
+
+    /// Schedules `block` on the context's queue and returns at once (FIFO).
+    public func perform(_ block: @escaping @Sendable () -> Void) {
+        queue.async { self.run(block) }
+    }
+
+    /// Runs `block` on the context's queue and waits for it. Reentrant: called from inside
+    /// a block of the same context, it runs inline.
+    public func performAndWait<T>(_ block: () throws -> T) rethrows -> T {
+        if isOnQueue { return try run(block) }
+        return try queue.sync { try run(block) }
+    }
+
+    /// Runs `block` on the context's queue and returns its value, rethrowing its error.
+    ///
+    /// The result must be `Sendable`: return object IDs or values, never managed objects.
+    public func perform<T: Sendable, E: Error>(
+        schedule: ScheduledTaskType = .immediate,
+        _ block: @escaping @Sendable () throws(E) -> T
+    ) async throws(E) -> T {
+        if schedule == .immediate && isOnQueue {
+            return try run(block)
+        }
+        let result: Result<T, E> = await withCheckedContinuation { continuation in
+            queue.async {
+                let result = self.run { () -> Result<T, E> in
+                    do throws(E) { return .success(try block()) } catch { return .failure(error) }
+                }
+                continuation.resume(returning: result)
+            }
+        }
+        return try result.get()
+    }
+}

@@ -1,0 +1,61 @@
+import Foundation
+
+/// A description of objects to fetch: an entity (the result type), a `#Predicate`, key-path
+/// sort descriptors, and a window.
+///
+/// ```swift
+/// let request = FetchRequest<Invoice>(
+///     predicate: #Predicate { $0.status == "sent" && $0.amount > 100 },
+///     sortBy: [SortDescriptor(\.dueDate)],
+///     fetchLimit: 50)
+/// let invoices = try context.fetch(request)
+/// ```
+///
+/// The predicate is translated to SQL; for unsaved objects (and in child contexts) it is
+/// also evaluated in memory, so results include pending changes.
+public struct FetchRequest<Result: ManagedObject> {
+    /// Which objects; nil for all.
+    public var predicate: Predicate<Result>?
+    /// The order; key paths to attributes, or through to-one relationships.
+    public var sortDescriptors: [SortDescriptor<Result>]
+    /// At most this many results; nil for no limit.
+    public var fetchLimit: Int?
+    /// Skip this many results first.
+    public var fetchOffset: Int
+    /// Whether unsaved inserts, updates and deletes of the context count (default true).
+    /// A child context always sees its ancestors' unsaved changes.
+    public var includesPendingChanges: Bool = true
+
+    public init(predicate: Predicate<Result>? = nil, sortBy sortDescriptors: [SortDescriptor<Result>] = [],
+                fetchLimit: Int? = nil, fetchOffset: Int = 0) {
+        self.predicate = predicate
+        self.sortDescriptors = sortDescriptors
+        self.fetchLimit = fetchLimit
+        self.fetchOffset = fetchOffset
+    }
+}
+
+/// Why a fetch failed.
+public enum FetchError: Error, CustomStringConvertible, Sendable {
+    /// The result type is not an entity of the context's model.
+    case unknownEntity(String)
+    /// The predicate uses an expression ObjectGraph cannot translate to SQL.
+    case untranslatablePredicate(String)
+    /// A sort descriptor's key path does not name a stored property.
+    case unsupportedSortKey(String)
+    /// The store could not be read.
+    case storeFailure(StoreError)
+
+    public var description: String {
+        switch self {
+        case .unknownEntity(let name):
+            return "\(name) is not an entity of this context's model."
+        case .untranslatablePredicate(let detail):
+            return "The predicate cannot be run by the store: \(detail)"
+        case .unsupportedSortKey(let keyPath):
+            return "Cannot sort by \(keyPath): sort by @Attribute properties, or through to-one relationships."
+        case .storeFailure(let error):
+            return "The store could not be read: \(error)"
+        }
+    }
+}

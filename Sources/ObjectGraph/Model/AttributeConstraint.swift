@@ -1,0 +1,29 @@
+import Foundation
+
+/// A rule an attribute's value must satisfy when its object is saved.
+///
+/// ```swift
+/// @Attribute(.required, .maxLength(120)) var name: String
+/// @Attribute(.unique, .pattern(#"^[^@\s]+@[^@\s]+$"#)) var email: String?
+/// @Attribute(.minimum(0)) var amount: Decimal
+/// ```
+public enum AttributeConstraint: Sendable, Hashable {
+    /// Not nil; for strings and data also not empty (strings: not only white space).
+    case required
+    /// Numeric value at least this (Int, Int64, Double, Decimal attributes).
+    case minimum(Decimal)
+    /// Numeric value at most this.
+    case maximum(Decimal)
+    /// Dates not before this.
+    case earliest(Date)
+    /// Dates not after this.
+    case latest(Date)
+    /// String length (in characters) at least this.
+    case minLength(Int)
+    /// String length (in characters) at most this.
+    case maxLength(Int)
+    /// The whole string matches this regular expression (ICU syntax of `NSRegularExpression`).
+    case pattern(String)
+    /// No two objects of the entity have the same value (nil values never clash).
+    case unique
+}

@@ -1,0 +1,89 @@
+import Foundation
+import Synchronization
+
+/// An entity of the model: its name, its class and its properties, derived from the class.
+///
+/// Immutable once the model is built, apart from a cache of resolved key paths.
+public final class EntityDescription: Sendable, CustomStringConvertible {
+    /// The entity's name: the class name.
+    public let name: String
+    /// The managed object subclass that declares the entity.
+    public let objectType: ManagedObject.Type
+    /// Every property, in declaration order; a property's index is its position here.
+    public let properties: [PropertyDescription]
+    /// Uniqueness constraints: each a set of attribute names whose values together are unique.
+    public let uniquenessConstraints: [[String]]
+
+    let propertyIndexByName: [String: Int]
+    let attributeIndices: [Int]
+    let relationshipIndices: [Int]
+    let uniquenessIndices: [[Int]]
+
+    // Key path → property path, resolved by reading the key path on the prototype.
+    // Guarded by `keyPathLock`: many queues resolve key paths (fetches, sorts) at once.
+    // (Not a Mutex: key paths are not Sendable, though they are immutable.)
+    private let keyPathLock = NSLock()
+    nonisolated(unsafe) private var keyPathCache: [AnyKeyPath: [PropertyStep]] = [:]
+
+    init(name: String, objectType: ManagedObject.Type, properties: [PropertyDescription],
+         uniquenessIndices: [[Int]]) {
+        self.name = name
+        self.objectType = objectType
+        self.properties = properties
+        var byName: [String: Int] = [:]
+        for (i, p) in properties.enumerated() { byName[p.name] = i }
+        self.propertyIndexByName = byName
+        self.attributeIndices = properties.indices.filter {
+            if case .attribute = properties[$0] { return true } else { return false }
+        }
+        self.relationshipIndices = properties.indices.filter {
+            if case .relationship = properties[$0] { return true } else { return false }
+        }
+        self.uniquenessIndices = uniquenessIndices
+        self.uniquenessConstraints = uniquenessIndices.map { $0.map { properties[$0].name } }
+    }
+
+    /// The attribute with this name, if any.
+    public func attribute(named name: String) -> AttributeDescription? {
+        guard let i = propertyIndexByName[name], case .attribute(let a) = properties[i] else { return nil }
+        return a
+    }
+
+    /// The relationship with this name, if any.
+    public func relationship(named name: String) -> RelationshipDescription? {
+        guard let i = propertyIndexByName[name], case .relationship(let r) = properties[i] else { return nil }
+        return r
+    }
+
+    public var attributes: [AttributeDescription] {
+        attributeIndices.compactMap { if case .attribute(let a) = properties[$0] { return a } else { return nil } }
+    }
+
+    public var relationships: [RelationshipDescription] {
+        relationshipIndices.compactMap { if case .relationship(let r) = properties[$0] { return r } else { return nil } }
+    }
+
+    func attributeDescription(at index: Int) -> AttributeDescription? {
+        if case .attribute(let a) = properties[index] { return a } else { return nil }
+    }
+
+    func relationshipDescription(at index: Int) -> RelationshipDescription? {
+        if case .relationship(let r) = properties[index] { return r } else { return nil }
+    }
+
+    public var description: String { "Entity \(name) (\(properties.map(\.name).joined(separator: ", ")))" }
+
+    func cachedPath(for keyPath: AnyKeyPath) -> [PropertyStep]? {
+        keyPathLock.withLock { keyPathCache[keyPath] }
+    }
+
+    func cachePath(_ path: [PropertyStep], for keyPath: AnyKeyPath) {
+        keyPathLock.withLock { keyPathCache[keyPath] = path }
+    }
+}
+
+/// One step of a resolved key path: a property of an entity.
+struct PropertyStep: Sendable, Hashable {
+    let entityName: String
+    let index: Int
+}

@@ -1,0 +1,69 @@
+import Foundation
+
+/// The SQL of one entity's table, built once when the store opens.
+struct EntityTable: Sendable {
+    enum Column: Sendable {
+        case attribute(AttributeType)
+        case toOne(destination: String)
+    }
+
+    let entity: String
+    let table: String
+    /// Properties stored as columns of this table, by property index, in SELECT order.
+    let columns: [(index: Int, name: String, kind: Column)]
+    let propertyCount: Int
+    /// Indices of to-many properties (not columns).
+    let toManyIndices: [Int]
+    /// `t0._pk, t0._version, t0."col", ...`
+    let selectList: String
+    let insertSQL: String
+    let updateSQL: String
+    let deleteSQL: String
+
+    init(entity: EntityDescription) {
+        self.entity = entity.name
+        self.table = SQLSchema.table(entity)
+        self.propertyCount = entity.properties.count
+        var columns: [(Int, String, Column)] = []
+        var toMany: [Int] = []
+        for (i, p) in entity.properties.enumerated() {
+            switch p {
+            case .attribute(let a): columns.append((i, SQLSchema.quote(a.name), .attribute(a.type)))
+            case .relationship(let r):
+                if r.isToMany { toMany.append(i) }
+                else { columns.append((i, SQLSchema.quote(r.name), .toOne(destination: r.destinationEntityName))) }
+            }
+        }
+        self.columns = columns
+        self.toManyIndices = toMany
+        let names = columns.map(\.1)
+        selectList = (["t0._pk", "t0._version"] + names.map { "t0.\($0)" }).joined(separator: ", ")
+        insertSQL = "INSERT INTO \(table) (_pk, _version\(names.map { ", \($0)" }.joined())) VALUES (?, 1\(String(repeating: ", ?", count: names.count)))"
+        updateSQL = "UPDATE \(table) SET _version = _version + 1\(names.map { ", \($0) = ?" }.joined()) WHERE _pk = ? AND _version = ?"
+        deleteSQL = "DELETE FROM \(table) WHERE _pk = ? AND _version = ?"
+    }
+
+    /// Reads a row selected with `selectList` (starting at `offset`) into a snapshot.
+    func snapshot(from statement: SQLiteStatement, store: UUID, offset: Int32 = 0) -> (ObjectID, RowSnapshot) {
+        let pk = statement.int(at: offset)
+        let version = statement.int(at: offset + 1)
+        var values = [StoredValue](repeating: .unloaded, count: propertyCount)
+        var column = offset + 2
+        for (index, _, kind) in columns {
+            switch kind {
+            case .attribute(let type):
+                values[index] = statement.value(at: column, as: type)
+            case .toOne(let destination):
+                if statement.isNull(at: column) {
+                    values[index] = .null
+                } else {
+                    values[index] = .reference(ObjectID(entityName: destination,
+                                                        key: .permanent(store: store, primaryKey: statement.int(at: column))))
+                }
+            }
+            column += 1
+        }
+        let id = ObjectID(entityName: entity, key: .permanent(store: store, primaryKey: pk))
+        return (id, RowSnapshot(values: values, version: version))
+    }
+}

@@ -1,0 +1,114 @@
+import Foundation
+import Synchronization
+
+/// Connects contexts to a store: owns the store, the model and the row cache its contexts
+/// share.
+///
+/// ```swift
+/// let coordinator = PersistentStoreCoordinator(model: model)
+/// try coordinator.addPersistentStore(.sqlite(at: url))
+/// ```
+///
+/// Several coordinators may open the same SQLite file (in one process or several); they
+/// share nothing in memory, and row versions catch what one wrote under the other.
+public final class PersistentStoreCoordinator: Sendable {
+    public let model: ManagedObjectModel
+    let rowCache = RowCache()
+    private let storage = Mutex<SQLiteStore?>(nil)
+
+    public init(model: ManagedObjectModel) {
+        self.model = model
+    }
+
+    /// Opens (or creates) the store.
+    /// - Throws: ``StoreError`` when the file cannot be used: not a database, not writable,
+    ///   locked past the busy timeout, or written by an incompatible model. The file is left
+    ///   untouched in each case.
+    public func addPersistentStore(_ description: PersistentStoreDescription) throws {
+        if storage.withLock({ $0 != nil }) { throw StoreError.storeAlreadyAdded }
+        let store = try SQLiteStore(description, model: model)
+        try storage.withLock {
+            if $0 != nil { throw StoreError.storeAlreadyAdded }
+            $0 = store
+        }
+    }
+
+    /// The store's unique identifier (recorded in the file), nil before a store is added.
+    public var storeIdentifier: UUID? { storage.withLock { $0?.identifier } }
+    /// The store file's path (":memory:" for in-memory stores).
+    public var storePath: String? { storage.withLock { $0?.path } }
+    /// How many rows the row cache holds.
+    public var rowCacheCount: Int { rowCache.count }
+
+    func requireStore() throws -> SQLiteStore {
+        guard let store = storage.withLock({ $0 }) else { throw StoreError.noStore }
+        return store
+    }
+
+    /// The permanent ID a URI names, without touching the row.
+    ///
+    /// - Returns: nil when the URI names another store (or an entity not in the model).
+    /// - Throws: ``ObjectIDURIError`` for a temporary ID's URI or a string that is not an
+    ///   ObjectGraph URI.
+    public func managedObjectID(forURIRepresentation uri: URL) throws -> ObjectID? {
+        guard let id = ObjectID(uri: uri) else { throw ObjectIDURIError.malformed(uri.absoluteString) }
+        if id.isTemporaryID { throw ObjectIDURIError.temporaryID(uri.absoluteString) }
+        guard id.storeIdentifier == storeIdentifier, model.entity(named: id.entityName) != nil else { return nil }
+        return id
+    }
+
+    // MARK: Reads for contexts
+
+    /// A row: from the cache, else from the store (and then cached).
+    func snapshot(for id: ObjectID, entity: EntityDescription) throws -> RowSnapshot? {
+        if let cached = rowCache.snapshot(for: id) { return cached }
+        return try freshSnapshot(for: id, entity: entity)
+    }
+
+    /// A row read from the store now, bypassing the cache (and then cached).
+    func freshSnapshot(for id: ObjectID, entity: EntityDescription) throws -> RowSnapshot? {
+        guard let pk = id.primaryKey else { return nil }
+        let store = try requireStore()
+        guard id.storeIdentifier == store.identifier else { return nil }
+        guard let row = try store.row(primaryKey: pk, entity: entity) else { return nil }
+        rowCache.store([(id, row)])
+        return row
+    }
+
+    func destinations(of id: ObjectID, relationship: RelationshipDescription,
+                      entity: EntityDescription) throws -> [ObjectID] {
+        guard let pk = id.primaryKey else { return [] }
+        let rows = try requireStore().destinations(of: pk, relationship: relationship, entity: entity)
+        rowCache.store(rows)
+        return rows.map(\.0)
+    }
+
+    func save(_ request: SaveRequest) throws -> SaveResult {
+        let store = try requireStore()
+        let result = try store.save(request)
+        rowCache.apply(written: result.written, deleted: result.deleted)
+        for (id, row) in result.rolledBack {
+            if let row { rowCache.store([(id, row)]) } else { rowCache.invalidate(id) }
+        }
+        return result
+    }
+
+    func obtainPermanentIDs(_ ids: [ObjectID]) throws -> [ObjectID: ObjectID] {
+        try requireStore().obtainPermanentIDs(ids)
+    }
+}
+
+/// Why a URI could not be turned into an object ID.
+public enum ObjectIDURIError: Error, CustomStringConvertible, Sendable, Equatable {
+    case malformed(String)
+    case temporaryID(String)
+
+    public var description: String {
+        switch self {
+        case .malformed(let s):
+            return "\(s) is not an ObjectGraph object URI (x-objectgraph://<store>/<Entity>/p<key>)."
+        case .temporaryID(let s):
+            return "\(s) names a temporary ID: it means nothing outside the context that made it. Save the object first and use its permanent ID."
+        }
+    }
+}

@@ -1,0 +1,67 @@
+import Foundation
+
+/// How the model maps to SQLite tables. Every piece of SQL ObjectGraph writes takes its names
+/// from here, so the store, fetches and predicate translation agree.
+///
+/// - One table per entity, named after it, with `_pk INTEGER PRIMARY KEY` and
+///   `_version INTEGER NOT NULL` (the row version for optimistic locking).
+/// - One column per attribute, named after it.
+/// - One column per to-one relationship, named after it, holding the destination's `_pk`.
+/// - A to-many relationship whose inverse is to-one has no column: its members are the
+///   destination rows whose inverse column holds the owner's `_pk`.
+/// - A many-to-many relationship has a join table (`owner`, `member`), shared by both sides.
+/// - An ordered to-many relationship keeps its order in a join table (`owner`, `member`,
+///   `position`), beside the foreign key when the inverse is to-one.
+enum SQLSchema {
+    static let primaryKeyColumn = "_pk"
+    static let versionColumn = "_version"
+
+    /// `"name"` with embedded quotes doubled: an SQL identifier.
+    static func quote(_ identifier: String) -> String {
+        "\"" + identifier.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+    }
+
+    static func table(_ entity: EntityDescription) -> String { quote(entity.name) }
+
+    /// How a relationship is stored.
+    enum RelationshipMapping: Equatable {
+        /// To-one: a column of the source table holding the destination's `_pk`.
+        case foreignKey(column: String)
+        /// To-many with a to-one inverse: the destination table's column holding the owner's `_pk`.
+        case inverseForeignKey(destinationTable: String, column: String)
+        /// Many-to-many: rows of a join table; `ownerColumn` holds this side's `_pk`.
+        case joinTable(table: String, ownerColumn: String, memberColumn: String)
+    }
+
+    static func mapping(of relationship: RelationshipDescription, in entity: EntityDescription,
+                        model: ManagedObjectModel) -> RelationshipMapping {
+        if !relationship.isToMany {
+            return .foreignKey(column: quote(relationship.name))
+        }
+        let destination = model.entity(named: relationship.destinationEntityName)
+        let inverse = destination?.relationship(named: relationship.inverseName)
+        if let inverse, !inverse.isToMany {
+            return .inverseForeignKey(destinationTable: quote(relationship.destinationEntityName),
+                                      column: quote(inverse.name))
+        }
+        let (table, ownerIsFirst) = joinTableName(entity: entity.name, relationship: relationship)
+        return .joinTable(table: table,
+                          ownerColumn: ownerIsFirst ? "\"a\"" : "\"b\"",
+                          memberColumn: ownerIsFirst ? "\"b\"" : "\"a\"")
+    }
+
+    /// The join table of a many-to-many relationship: the same name from both sides. Column
+    /// `a` holds the `_pk` of the side that sorts first.
+    static func joinTableName(entity: String, relationship: RelationshipDescription) -> (String, Bool) {
+        let this = "\(entity).\(relationship.name)"
+        let other = "\(relationship.destinationEntityName).\(relationship.inverseName)"
+        let first = min(this, other), second = max(this, other)
+        return (quote("_join_\(first)_\(second)"), this == first)
+    }
+
+    /// The order table of an ordered to-many relationship (`owner`, `member`, `position`).
+    static func orderTableName(entity: String, relationship: String) -> String {
+        quote("_order_\(entity)_\(relationship)")
+    }
+}
+

@@ -1,0 +1,176 @@
+import CSQLite
+import Foundation
+
+/// One SQLite connection with a cache of prepared statements.
+///
+/// Not thread-safe by itself: the store hands each connection to one caller at a time
+/// (see `ConnectionPool`). SQLite is opened with `SQLITE_OPEN_NOMUTEX` for that reason.
+final class SQLiteConnection {
+    let handle: OpaquePointer
+    let path: String
+    let busyTimeout: TimeInterval
+    private var statements: [String: SQLiteStatement] = [:]
+
+    init(path: String, readOnly: Bool, create: Bool, busyTimeout: TimeInterval) throws {
+        var db: OpaquePointer?
+        var flags = SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_URI
+        flags |= readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE
+        if create && !readOnly { flags |= SQLITE_OPEN_CREATE }
+        let rc = sqlite3_open_v2(path, &db, flags, nil)
+        guard rc == SQLITE_OK, let db else {
+            let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
+            if let db { sqlite3_close_v2(db) }
+            throw StoreError.cannotOpen(path: path, reason: message)
+        }
+        self.handle = db
+        self.path = path
+        self.busyTimeout = busyTimeout
+        sqlite3_busy_timeout(db, Int32(min(busyTimeout * 1000, Double(Int32.max))))
+        sqlite3_extended_result_codes(db, 1)
+    }
+
+    deinit {
+        statements.removeAll()
+        sqlite3_close_v2(handle)
+    }
+
+    /// A cached prepared statement for `sql`, reset and ready to bind.
+    func statement(_ sql: String) throws -> SQLiteStatement {
+        if let cached = statements[sql] {
+            cached.reset()
+            return cached
+        }
+        let statement = try SQLiteStatement(connection: self, sql: sql)
+        statements[sql] = statement
+        return statement
+    }
+
+    /// Runs SQL without results (several statements allowed).
+    func execute(_ sql: String) throws {
+        var errorMessage: UnsafeMutablePointer<CChar>?
+        let rc = sqlite3_exec(handle, sql, nil, nil, &errorMessage)
+        if rc != SQLITE_OK {
+            let message = errorMessage.map { String(cString: $0) } ?? String(cString: sqlite3_errmsg(handle))
+            sqlite3_free(errorMessage)
+            throw self.error(rc, message: message, sql: sql)
+        }
+    }
+
+    var changes: Int { Int(sqlite3_changes(handle)) }
+
+    func error(_ rc: Int32, message: String? = nil, sql: String? = nil) -> StoreError {
+        let primary = rc & 0xff
+        if primary == SQLITE_NOTADB { return .notADatabase(path: path) }
+        if primary == SQLITE_BUSY || primary == SQLITE_LOCKED {
+            return .busy(path: path, timeout: busyTimeout)
+        }
+        if primary == SQLITE_CANTOPEN || primary == SQLITE_READONLY || primary == SQLITE_PERM {
+            return .cannotOpen(path: path, reason: message ?? String(cString: sqlite3_errmsg(handle)))
+        }
+        return .sqlite(code: rc, message: message ?? String(cString: sqlite3_errmsg(handle)), sql: sql)
+    }
+
+    /// Runs `body` in a transaction (`BEGIN IMMEDIATE` for writes): commits when it returns,
+    /// rolls back when it throws.
+    func transaction<T>(immediate: Bool = true, _ body: () throws -> T) throws -> T {
+        try execute(immediate ? "BEGIN IMMEDIATE" : "BEGIN")
+        do {
+            let result = try body()
+            try execute("COMMIT")
+            return result
+        } catch {
+            try? execute("ROLLBACK")
+            throw error
+        }
+    }
+}
+
+/// A prepared statement. Bind with `bind(_:at:)`, then `step()`.
+final class SQLiteStatement {
+    let handle: OpaquePointer
+    unowned let connection: SQLiteConnection
+    let sql: String
+
+    init(connection: SQLiteConnection, sql: String) throws {
+        var statement: OpaquePointer?
+        let rc = sqlite3_prepare_v3(connection.handle, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &statement, nil)
+        guard rc == SQLITE_OK, let statement else { throw connection.error(rc, sql: sql) }
+        self.handle = statement
+        self.connection = connection
+        self.sql = sql
+    }
+
+    deinit { sqlite3_finalize(handle) }
+
+    func reset() {
+        sqlite3_reset(handle)
+        sqlite3_clear_bindings(handle)
+    }
+
+    func bind(_ values: [StoredValue]) {
+        for (i, v) in values.enumerated() { bind(v, at: Int32(i + 1)) }
+    }
+
+    func bind(_ value: StoredValue, at index: Int32) {
+        switch value {
+        case .null, .unloaded, .references: sqlite3_bind_null(handle, index)
+        case .bool(let v): sqlite3_bind_int64(handle, index, v ? 1 : 0)
+        case .int(let v): sqlite3_bind_int64(handle, index, v)
+        case .double(let v): sqlite3_bind_double(handle, index, v)
+        case .string(let v): sqlite3_bind_text(handle, index, v, -1, csqlite_transient())
+        case .date(let v): sqlite3_bind_double(handle, index, v.timeIntervalSince1970)
+        case .decimal(let v): sqlite3_bind_text(handle, index, StoredValue.decimalText(v), -1, csqlite_transient())
+        case .uuid(let v): sqlite3_bind_text(handle, index, v.uuidString, -1, csqlite_transient())
+        case .data(let v):
+            v.withUnsafeBytes { raw in
+                _ = sqlite3_bind_blob(handle, index, raw.baseAddress, Int32(raw.count), csqlite_transient())
+            }
+        case .reference(let id):
+            if let pk = id.primaryKey { sqlite3_bind_int64(handle, index, pk) } else { sqlite3_bind_null(handle, index) }
+        }
+    }
+
+    /// Advances; true while a row is available.
+    func step() throws -> Bool {
+        let rc = sqlite3_step(handle)
+        if rc == SQLITE_ROW { return true }
+        if rc == SQLITE_DONE { return false }
+        throw connection.error(rc, sql: sql)
+    }
+
+    /// Runs a statement that returns no rows.
+    func run() throws {
+        while try step() {}
+    }
+
+    func int(at column: Int32) -> Int64 { sqlite3_column_int64(handle, column) }
+    func isNull(at column: Int32) -> Bool { sqlite3_column_type(handle, column) == SQLITE_NULL }
+
+    func string(at column: Int32) -> String? {
+        guard let text = sqlite3_column_text(handle, column) else { return nil }
+        return String(cString: text)
+    }
+
+    /// Reads a column as the stored value of an attribute type.
+    func value(at column: Int32, as type: AttributeType) -> StoredValue {
+        let columnType = sqlite3_column_type(handle, column)
+        if columnType == SQLITE_NULL { return .null }
+        switch type {
+        case .string: return string(at: column).map { .string($0) } ?? .null
+        case .int, .int64: return .int(sqlite3_column_int64(handle, column))
+        case .bool: return .bool(sqlite3_column_int64(handle, column) != 0)
+        case .double: return .double(sqlite3_column_double(handle, column))
+        case .date: return .date(Date(timeIntervalSince1970: sqlite3_column_double(handle, column)))
+        case .decimal:
+            if columnType == SQLITE_TEXT, let text = string(at: column), let d = Decimal(string: text) {
+                return .decimal(d)
+            }
+            return .decimal(Decimal(sqlite3_column_double(handle, column)))
+        case .uuid: return string(at: column).flatMap(UUID.init(uuidString:)).map { .uuid($0) } ?? .null
+        case .data:
+            let count = Int(sqlite3_column_bytes(handle, column))
+            guard let bytes = sqlite3_column_blob(handle, column), count > 0 else { return .data(Data()) }
+            return .data(Data(bytes: bytes, count: count))
+        }
+    }
+}

@@ -1,0 +1,103 @@
+import CSQLite
+import Foundation
+
+extension SQLiteStore {
+    /// Rows of `entity` matching `condition`, as snapshots, in `orderBy` order.
+    func fetchRows(_ entity: EntityDescription, where condition: SQLFragment?, orderBy: String?,
+                   limit: Int?, offset: Int) throws -> [(ObjectID, RowSnapshot)] {
+        let table = table(for: entity)
+        let sql = "SELECT \(table.selectList) FROM \(table.table) t0"
+            + (condition.map { " WHERE \($0.sql)" } ?? "")
+            + (orderBy.map { " ORDER BY \($0)" } ?? "")
+            + Self.limitClause(limit: limit, offset: offset)
+        return try pool.read { db in
+            let statement = try db.statement(sql)
+            defer { statement.reset() }
+            statement.bind(condition?.bindings ?? [])
+            var rows: [(ObjectID, RowSnapshot)] = []
+            while try statement.step() {
+                rows.append(table.snapshot(from: statement, store: identifier))
+            }
+            return rows
+        }
+    }
+
+    /// The IDs of matching rows, without their values.
+    func fetchIDs(_ entity: EntityDescription, where condition: SQLFragment?, orderBy: String?,
+                  limit: Int?, offset: Int) throws -> [ObjectID] {
+        let table = table(for: entity)
+        let sql = "SELECT t0._pk FROM \(table.table) t0"
+            + (condition.map { " WHERE \($0.sql)" } ?? "")
+            + (orderBy.map { " ORDER BY \($0)" } ?? "")
+            + Self.limitClause(limit: limit, offset: offset)
+        return try pool.read { db in
+            let statement = try db.statement(sql)
+            defer { statement.reset() }
+            statement.bind(condition?.bindings ?? [])
+            var ids: [ObjectID] = []
+            while try statement.step() {
+                ids.append(ObjectID(entityName: entity.name, key: .permanent(store: identifier, primaryKey: statement.int(at: 0))))
+            }
+            return ids
+        }
+    }
+
+    func count(_ entity: EntityDescription, where condition: SQLFragment?) throws -> Int {
+        let sql = "SELECT COUNT(*) FROM \(SQLSchema.table(entity)) t0" + (condition.map { " WHERE \($0.sql)" } ?? "")
+        return try pool.read { db in
+            let statement = try db.statement(sql)
+            defer { statement.reset() }
+            statement.bind(condition?.bindings ?? [])
+            return try statement.step() ? Int(statement.int(at: 0)) : 0
+        }
+    }
+
+    /// One row by primary key (through a cached statement); nil when it does not exist.
+    func row(primaryKey: Int64, entity: EntityDescription) throws -> RowSnapshot? {
+        let table = table(for: entity)
+        let sql = "SELECT \(table.selectList) FROM \(table.table) t0 WHERE t0._pk = ?"
+        return try pool.read { db in
+            let statement = try db.statement(sql)
+            defer { statement.reset() }
+            statement.bind(.int(primaryKey), at: 1)
+            return try statement.step() ? table.snapshot(from: statement, store: identifier).1 : nil
+        }
+    }
+
+    /// The destinations of a to-many relationship, with their rows (one query).
+    func destinations(of ownerKey: Int64, relationship: RelationshipDescription,
+                      entity: EntityDescription) throws -> [(ObjectID, RowSnapshot)] {
+        guard let destination = model.entity(named: relationship.destinationEntityName) else { return [] }
+        let table = table(for: destination)
+        let sql: String
+        if relationship.cardinality == .orderedToMany {
+            let order = SQLSchema.orderTableName(entity: entity.name, relationship: relationship.name)
+            sql = "SELECT \(table.selectList) FROM \(order) o JOIN \(table.table) t0 ON t0._pk = o.member WHERE o.owner = ? ORDER BY o.position"
+        } else {
+            switch SQLSchema.mapping(of: relationship, in: entity, model: model) {
+            case .inverseForeignKey(_, let column):
+                sql = "SELECT \(table.selectList) FROM \(table.table) t0 WHERE t0.\(column) = ? ORDER BY t0._pk"
+            case .joinTable(let join, let owner, let member):
+                sql = "SELECT \(table.selectList) FROM \(join) j JOIN \(table.table) t0 ON t0._pk = j.\(member) WHERE j.\(owner) = ? ORDER BY t0._pk"
+            case .foreignKey:
+                return []
+            }
+        }
+        return try pool.read { db in
+            let statement = try db.statement(sql)
+            defer { statement.reset() }
+            statement.bind(.int(ownerKey), at: 1)
+            var rows: [(ObjectID, RowSnapshot)] = []
+            while try statement.step() { rows.append(table.snapshot(from: statement, store: identifier)) }
+            return rows
+        }
+    }
+
+    static func limitClause(limit: Int?, offset: Int) -> String {
+        switch (limit, offset) {
+        case (nil, 0): return ""
+        case (nil, let o): return " LIMIT -1 OFFSET \(o)"
+        case (let l?, let o): return " LIMIT \(max(0, l)) OFFSET \(max(0, o))"
+        }
+    }
+}

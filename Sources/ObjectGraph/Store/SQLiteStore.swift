@@ -1,0 +1,165 @@
+import CSQLite
+import Foundation
+
+/// The SQLite store: a table per entity, a metadata table (store UUID, model hash and the
+/// model's schema), WAL mode, cached prepared statements, and reader connections beside the
+/// writer.
+///
+/// Opening never changes a file it cannot use: the header and metadata are read first, and
+/// only a new file, or one whose model differs by additions alone, is written to.
+final class SQLiteStore: Sendable {
+    let identifier: UUID
+    let model: ManagedObjectModel
+    let path: String
+    let tables: [String: EntityTable]
+    let pool: ConnectionPool
+    let busyTimeout: TimeInterval
+
+    init(_ description: PersistentStoreDescription, model: ManagedObjectModel) throws {
+        self.model = model
+        self.busyTimeout = description.busyTimeout
+        var tables: [String: EntityTable] = [:]
+        for entity in model.entities { tables[entity.name] = EntityTable(entity: entity) }
+        self.tables = tables
+
+        let path: String
+        let isMemory: Bool
+        switch description.kind {
+        case .sqlite(let url):
+            path = url.path
+            isMemory = false
+        case .inMemory:
+            path = ":memory:"
+            isMemory = true
+        }
+        self.path = path
+        let writer = try SQLiteConnection(path: path, readOnly: false, create: true, busyTimeout: description.busyTimeout)
+        self.identifier = try Self.prepareSchema(writer, model: model, isMemory: isMemory)
+        let timeout = description.busyTimeout
+        self.pool = ConnectionPool(
+            writer: writer, maxReaders: max(1, description.maxReaders),
+            makeReader: isMemory ? nil : {
+                let reader = try SQLiteConnection(path: path, readOnly: true, create: false, busyTimeout: timeout)
+                try reader.execute("PRAGMA query_only = 1")
+                return reader
+            })
+    }
+
+    // MARK: Schema
+
+    /// Checks the file, then creates or migrates the schema. Returns the store's UUID.
+    private static func prepareSchema(_ db: SQLiteConnection, model: ManagedObjectModel, isMemory: Bool) throws -> UUID {
+        // Reading sqlite_master is the first I/O: a non-database file fails here, untouched.
+        let tableCount = try db.statement("SELECT COUNT(*) FROM sqlite_master WHERE type = 'table'")
+        _ = try tableCount.step()
+        let existingTables = tableCount.int(at: 0)
+        tableCount.reset()
+
+        if existingTables == 0 {
+            let identifier = UUID()
+            if !isMemory { try db.execute("PRAGMA journal_mode = WAL") }
+            try db.execute("PRAGMA synchronous = NORMAL")
+            try db.transaction {
+                try db.execute("""
+                    CREATE TABLE _og_metadata (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+                    CREATE TABLE _og_sequence (entity TEXT PRIMARY KEY, max INTEGER NOT NULL);
+                    """)
+                for entity in model.entities { try createTable(entity, model: model, in: db) }
+                try writeMetadata(db, identifier: identifier, model: model)
+            }
+            return identifier
+        }
+
+        guard let schemaJSON = try metadata("modelSchema", in: db),
+              let idText = try metadata("storeUUID", in: db), let identifier = UUID(uuidString: idText) else {
+            throw StoreError.incompatibleModel(path: db.path, differences: [
+                "the file has tables but no ObjectGraph metadata: it was not made by ObjectGraph"])
+        }
+        let storedHash = try metadata("modelHash", in: db)
+        if storedHash != model.versionHash {
+            let old: ModelSchema
+            do { old = try JSONDecoder().decode(ModelSchema.self, from: Data(schemaJSON.utf8)) } catch {
+                throw StoreError.incompatibleModel(path: db.path, differences: ["the recorded model cannot be read"])
+            }
+            let (additions, blockers) = model.schema.migration(from: old)
+            if !blockers.isEmpty { throw StoreError.incompatibleModel(path: db.path, differences: blockers) }
+            try db.transaction {
+                for addition in additions {
+                    switch addition {
+                    case .entity(let name):
+                        if let entity = model.entity(named: name) { try createTable(entity, model: model, in: db) }
+                    case .attribute(let entityName, let name):
+                        guard let entity = model.entity(named: name == "" ? entityName : entityName),
+                              let attribute = entity.attribute(named: name) else { continue }
+                        try db.execute("ALTER TABLE \(SQLSchema.table(entity)) ADD COLUMN \(SQLSchema.quote(name)) \(attribute.type.sqlType)")
+                    }
+                }
+                try writeMetadata(db, identifier: identifier, model: model)
+            }
+        }
+        if !isMemory { try db.execute("PRAGMA journal_mode = WAL") }
+        try db.execute("PRAGMA synchronous = NORMAL")
+        return identifier
+    }
+
+    private static func metadata(_ key: String, in db: SQLiteConnection) throws -> String? {
+        let statement: SQLiteStatement
+        do {
+            statement = try db.statement("SELECT value FROM _og_metadata WHERE key = ?")
+        } catch StoreError.sqlite {
+            return nil   // no metadata table
+        }
+        statement.bind(.string(key), at: 1)
+        defer { statement.reset() }
+        return try statement.step() ? statement.string(at: 0) : nil
+    }
+
+    private static func writeMetadata(_ db: SQLiteConnection, identifier: UUID, model: ManagedObjectModel) throws {
+        let json = (try? JSONEncoder().encode(model.schema)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+        let statement = try db.statement("INSERT OR REPLACE INTO _og_metadata (key, value) VALUES (?, ?)")
+        for (key, value) in [("storeUUID", identifier.uuidString), ("modelHash", model.versionHash), ("modelSchema", json)] {
+            statement.reset()
+            statement.bind([.string(key), .string(value)])
+            try statement.run()
+        }
+    }
+
+    private static func createTable(_ entity: EntityDescription, model: ManagedObjectModel, in db: SQLiteConnection) throws {
+        let table = SQLSchema.table(entity)
+        var columns = ["_pk INTEGER PRIMARY KEY", "_version INTEGER NOT NULL DEFAULT 1"]
+        var statements: [String] = []
+        for property in entity.properties {
+            switch property {
+            case .attribute(let a):
+                columns.append("\(SQLSchema.quote(a.name)) \(a.type.sqlType)")
+            case .relationship(let r):
+                if !r.isToMany {
+                    columns.append("\(SQLSchema.quote(r.name)) INTEGER")
+                    statements.append("CREATE INDEX IF NOT EXISTS \(SQLSchema.quote("\(entity.name)_\(r.name)")) ON \(table)(\(SQLSchema.quote(r.name)))")
+                } else {
+                    if case .joinTable(let join, _, _) = SQLSchema.mapping(of: r, in: entity, model: model) {
+                        statements.append("CREATE TABLE IF NOT EXISTS \(join) (\"a\" INTEGER NOT NULL, \"b\" INTEGER NOT NULL, PRIMARY KEY (\"a\", \"b\")) WITHOUT ROWID")
+                        statements.append("CREATE INDEX IF NOT EXISTS \(SQLSchema.quote(String(join.dropFirst().dropLast()) + "_b")) ON \(join)(\"b\")")
+                    }
+                    if r.cardinality == .orderedToMany {
+                        let order = SQLSchema.orderTableName(entity: entity.name, relationship: r.name)
+                        statements.append("CREATE TABLE IF NOT EXISTS \(order) (owner INTEGER NOT NULL, member INTEGER NOT NULL, position INTEGER NOT NULL, PRIMARY KEY (owner, position)) WITHOUT ROWID")
+                    }
+                }
+            }
+        }
+        try db.execute("CREATE TABLE IF NOT EXISTS \(table) (\(columns.joined(separator: ", ")))")
+        for (n, group) in entity.uniquenessConstraints.enumerated() {
+            let cols = group.map(SQLSchema.quote).joined(separator: ", ")
+            statements.append("CREATE UNIQUE INDEX IF NOT EXISTS \(SQLSchema.quote("\(entity.name)_unique_\(n)")) ON \(table)(\(cols))")
+        }
+        for sql in statements { try db.execute(sql) }
+        let seq = try db.statement("INSERT OR IGNORE INTO _og_sequence (entity, max) VALUES (?, 0)")
+        seq.bind([.string(entity.name)])
+        try seq.run()
+    }
+
+    func table(for entity: EntityDescription) -> EntityTable {
+        tables[entity.name] ?? EntityTable(entity: entity)
+    }
+}

@@ -1,0 +1,41 @@
+import Foundation
+
+/// What a root context's save asks the store to write, in one transaction.
+struct SaveRequest: Sendable {
+    struct Insert: Sendable {
+        let id: ObjectID
+        let entity: String
+        let values: [StoredValue]
+    }
+    struct Update: Sendable {
+        let id: ObjectID
+        let entity: String
+        let values: [StoredValue]
+        /// The values when the context read the row: the base for conflict resolution.
+        let base: [StoredValue]
+        let expectedVersion: Int64
+    }
+    struct Delete: Sendable {
+        let id: ObjectID
+        let entity: String
+        let expectedVersion: Int64
+    }
+
+    var inserts: [Insert] = []
+    var updates: [Update] = []
+    var deletes: [Delete] = []
+    var mergePolicy: MergePolicy = .error
+    var isEmpty: Bool { inserts.isEmpty && updates.isEmpty && deletes.isEmpty }
+}
+
+/// What the store wrote.
+struct SaveResult: Sendable {
+    /// Temporary ID → permanent ID of each inserted object.
+    var permanentIDs: [ObjectID: ObjectID] = [:]
+    /// The rows as written (IDs permanent), with their new versions.
+    var written: [ObjectID: RowSnapshot] = [:]
+    /// Objects whose changes the `.rollback` policy dropped, with the store's row (nil:
+    /// deleted elsewhere).
+    var rolledBack: [ObjectID: RowSnapshot?] = [:]
+    var deleted: Set<ObjectID> = []
+}

@@ -1,0 +1,51 @@
+import Foundation
+
+/// Why a store could not be opened, read or written. Each case says what to do.
+public enum StoreError: Error, CustomStringConvertible, Sendable, Equatable {
+    /// The file exists but is not an SQLite database.
+    case notADatabase(path: String)
+    /// The file could not be opened or created (missing folder, no permission, read-only).
+    case cannotOpen(path: String, reason: String)
+    /// Another connection or process held a lock longer than the busy timeout.
+    case busy(path: String, timeout: TimeInterval)
+    /// The store was written by a model that differs in ways that cannot be migrated in
+    /// place; each difference is listed. The file was not changed.
+    case incompatibleModel(path: String, differences: [String])
+    /// The coordinator already has a store (one store per coordinator).
+    case storeAlreadyAdded
+    /// No store has been added to the coordinator.
+    case noStore
+    /// SQLite reported an error.
+    case sqlite(code: Int32, message: String, sql: String?)
+
+    public var code: Int {
+        switch self {
+        case .notADatabase: return 259
+        case .cannotOpen: return 256
+        case .busy: return 134110
+        case .incompatibleModel: return 134100
+        case .storeAlreadyAdded, .noStore: return 134020
+        case .sqlite(let code, _, _): return Int(code)
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .notADatabase(let path):
+            return "\(path) is not an SQLite database. Point the store at another file, or move this one away."
+        case .cannotOpen(let path, let reason):
+            return "\(path) cannot be opened (\(reason)). Check that the folder exists and is writable."
+        case .busy(let path, let timeout):
+            return "\(path) stayed locked by another connection or process for more than \(timeout) s. Retry later, or raise the busy timeout."
+        case .incompatibleModel(let path, let differences):
+            return "\(path) was written by an incompatible model; the file was left untouched. Differences: "
+                + differences.joined(separator: "; ") + "."
+        case .storeAlreadyAdded:
+            return "This coordinator already has a store; make another coordinator for another store."
+        case .noStore:
+            return "The coordinator has no store; call addPersistentStore(_:) first."
+        case .sqlite(let code, let message, let sql):
+            return "SQLite error \(code): \(message)" + (sql.map { " in \($0)" } ?? "")
+        }
+    }
+}

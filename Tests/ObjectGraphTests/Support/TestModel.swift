@@ -1,0 +1,86 @@
+import Foundation
+@testable import ObjectGraph
+
+enum InvoiceStatus: String, AttributeValue, CaseIterable {
+    case draft, sent, paid, cancelled
+}
+
+final class Client: ManagedObject {
+    @Attribute(.required, .maxLength(120)) var name: String
+    @Attribute(.unique, .pattern(#"[^@\s]+@[^@\s]+\.[^@\s]+"#)) var email: String?
+    @Attribute var city: String?
+    @Attribute var createdAt: Date = Date(timeIntervalSince1970: 1_700_000_000)
+    @Attribute var isActive: Bool = true
+    @Relationship(inverse: \Invoice.client, deleteRule: .cascade) var invoices: Set<Invoice>
+    @Relationship(inverse: \Tag.clients) var tags: Set<Tag>
+
+    override func validate() -> [ValidationFailure] {
+        name == "Forbidden" ? [ValidationFailure(property: "name", message: "This name is not allowed.")] : []
+    }
+}
+
+final class Invoice: ManagedObject {
+    @Attribute(.required) var identifier: String
+    @Attribute(.minimum(0)) var amount: Decimal = 0
+    @Attribute var currency: String = "EUR"
+    @Attribute var status: InvoiceStatus = .draft
+    @Attribute var issueDate: Date = Date(timeIntervalSince1970: 1_700_000_000)
+    @Attribute var notes: String?
+    @Attribute var reference: UUID?
+    @Attribute var attachment: Data?
+    @Attribute var quantity: Int = 1
+    @Attribute var weight: Double = 0
+    @Attribute var sequence: Int64 = 0
+    @Relationship(isRequired: true) var client: Client?
+
+    override class var uniquenessConstraints: [[AnyKeyPath]] { [[\Invoice.identifier]] }
+}
+
+final class Tag: ManagedObject {
+    @Attribute(.required) var label: String
+    @Relationship var clients: Set<Client>
+}
+
+/// A project with an ordered list of tasks and a task that may not be deleted while it has
+/// subtasks (deny).
+final class Project: ManagedObject {
+    @Attribute var title: String
+    @Relationship(inverse: \TaskItem.project, deleteRule: .cascade) var tasks: [TaskItem]
+}
+
+final class TaskItem: ManagedObject {
+    @Attribute var title: String
+    @Relationship var project: Project?
+    @Relationship(inverse: \TaskItem.parentTask, deleteRule: .deny) var subtasks: Set<TaskItem>
+    @Relationship var parentTask: TaskItem?
+}
+
+enum TestStack {
+    static let model: ManagedObjectModel = {
+        do {
+            return try ManagedObjectModel(entities: [Client.self, Invoice.self, Tag.self, Project.self, TaskItem.self])
+        } catch {
+            fatalError("test model: \(error)")
+        }
+    }()
+
+    static func temporaryDirectory() -> URL {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("og-tests-\(UUID().uuidString)")
+        try? FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        return url
+    }
+
+    static func fileURL() -> URL { temporaryDirectory().appendingPathComponent("store.sqlite") }
+
+    static func coordinator(at url: URL? = nil) throws -> PersistentStoreCoordinator {
+        let coordinator = PersistentStoreCoordinator(model: model)
+        try coordinator.addPersistentStore(.sqlite(at: url ?? fileURL()))
+        return coordinator
+    }
+
+    static func inMemoryCoordinator() throws -> PersistentStoreCoordinator {
+        let coordinator = PersistentStoreCoordinator(model: model)
+        try coordinator.addPersistentStore(.inMemory())
+        return coordinator
+    }
+}

@@ -31,7 +31,7 @@ public enum ConcurrencyDebug {
     }
 
     static func violation(context: ManagedObjectContext, detail: String) -> Never {
-        let thread = Thread.isMainThread ? "the main thread" : "a thread that is not running its queue"
+        let thread = ManagedObjectContext.isOnMainQueue ? "the main queue" : "a thread that is not running its queue"
         let message = """
             ObjectGraph concurrency violation: \(detail) of context \(context.debugName) \
             (\(context.concurrencyType == .mainQueue ? "main queue" : "private queue")) \

@@ -120,9 +120,23 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
     /// Whether the calling code may use this context now: a block of it runs on this thread,
     /// or it is a main-queue context and this is the main thread.
     var isOnQueue: Bool {
-        if concurrencyType == .mainQueue && Thread.isMainThread { return true }
+        if concurrencyType == .mainQueue && Self.isOnMainQueue { return true }
         return ThreadState.current.activeContexts.contains(ObjectIdentifier(self))
     }
+
+    /// On Linux, `dispatchMain()` ends the main thread and the main queue is drained by a
+    /// worker thread, so `Thread.isMainThread` is not enough: the main queue carries a
+    /// queue-specific marker.
+    static var isOnMainQueue: Bool {
+        _ = mainQueueMarked
+        return Thread.isMainThread || DispatchQueue.getSpecific(key: mainQueueKey) == true
+    }
+
+    private static let mainQueueKey = DispatchSpecificKey<Bool>()
+    private static let mainQueueMarked: Bool = {
+        DispatchQueue.main.setSpecific(key: mainQueueKey, value: true)
+        return true
+    }()
 
     private func enter() { ThreadState.current.activeContexts.append(ObjectIdentifier(self)) }
     private func leave() { _ = ThreadState.current.activeContexts.popLast() }

@@ -37,6 +37,9 @@ public final class PersistentStoreCoordinator: Sendable {
     public var storeIdentifier: UUID? { storage.withLock { $0?.identifier } }
     /// The store file's path (":memory:" for in-memory stores).
     public var storePath: String? { storage.withLock { $0?.path } }
+    /// How many read queries the store has run (for tests and the inspector).
+    var storeReadQueryCount: Int { storage.withLock { $0?.readQueryCount.load(ordering: .relaxed) ?? 0 } }
+
     /// How many rows the row cache holds.
     public var rowCacheCount: Int { rowCache.count }
 

@@ -10,6 +10,7 @@ extension SQLiteStore {
             + (condition.map { " WHERE \($0.sql)" } ?? "")
             + (orderBy.map { " ORDER BY \($0)" } ?? "")
             + Self.limitClause(limit: limit, offset: offset)
+        readQueryCount.add(1, ordering: .relaxed)
         return try pool.read { db in
             let statement = try db.statement(sql)
             defer { statement.reset() }
@@ -30,6 +31,7 @@ extension SQLiteStore {
             + (condition.map { " WHERE \($0.sql)" } ?? "")
             + (orderBy.map { " ORDER BY \($0)" } ?? "")
             + Self.limitClause(limit: limit, offset: offset)
+        readQueryCount.add(1, ordering: .relaxed)
         return try pool.read { db in
             let statement = try db.statement(sql)
             defer { statement.reset() }
@@ -44,6 +46,7 @@ extension SQLiteStore {
 
     func count(_ entity: EntityDescription, where condition: SQLFragment?) throws -> Int {
         let sql = "SELECT COUNT(*) FROM \(SQLSchema.table(entity)) t0" + (condition.map { " WHERE \($0.sql)" } ?? "")
+        readQueryCount.add(1, ordering: .relaxed)
         return try pool.read { db in
             let statement = try db.statement(sql)
             defer { statement.reset() }
@@ -56,6 +59,7 @@ extension SQLiteStore {
     func row(primaryKey: Int64, entity: EntityDescription) throws -> RowSnapshot? {
         let table = table(for: entity)
         let sql = "SELECT \(table.selectList) FROM \(table.table) t0 WHERE t0._pk = ?"
+        readQueryCount.add(1, ordering: .relaxed)
         return try pool.read { db in
             let statement = try db.statement(sql)
             defer { statement.reset() }
@@ -83,6 +87,7 @@ extension SQLiteStore {
                 return []
             }
         }
+        readQueryCount.add(1, ordering: .relaxed)
         return try pool.read { db in
             let statement = try db.statement(sql)
             defer { statement.reset() }

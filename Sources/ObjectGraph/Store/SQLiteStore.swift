@@ -1,5 +1,6 @@
 import CSQLite
 import Foundation
+import Synchronization
 
 /// The SQLite store: a table per entity, a metadata table (store UUID, model hash and the
 /// model's schema), WAL mode, cached prepared statements, and reader connections beside the
@@ -14,6 +15,9 @@ final class SQLiteStore: Sendable {
     let tables: [String: EntityTable]
     let pool: ConnectionPool
     let busyTimeout: TimeInterval
+    /// How many read queries ran: lets tests prove that firing faults from the row cache
+    /// and reading fetched objects run no SQL.
+    let readQueryCount = Atomic<Int>(0)
 
     init(_ description: PersistentStoreDescription, model: ManagedObjectModel) throws {
         self.model = model

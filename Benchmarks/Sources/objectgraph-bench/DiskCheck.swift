@@ -25,7 +25,7 @@ enum DiskCheck {
 
             let statement = try db.prepare("""
                 SELECT identifier, amount, currency, status, issueDate, dueDate, notes, client
-                FROM Invoice WHERE pk = ?
+                FROM Invoice WHERE rowid = ?  -- rowid: every column names its key differently
                 """)
             defer { sqlite3_finalize(statement) }
             let stride = max(1, dataset.invoices.count / 500)

@@ -16,7 +16,8 @@ enum Registry {
     /// (a `final class ObjectGraphWorkload: Workload`) and replace `nil` with
     /// `RegisteredWorkload(key: "objectgraph", title: "ObjectGraph", type: ObjectGraphWorkload.self)`.
     /// While it is nil the column and the ratios print "n/a".
-    static let objectGraph: RegisteredWorkload? = nil
+    static let objectGraph: RegisteredWorkload? = RegisteredWorkload(
+        key: "objectgraph", title: "ObjectGraph", type: ObjectGraphWorkload.self)
 
     static var all: [RegisteredWorkload] { [raw, grdb] + (objectGraph.map { [$0] } ?? []) }
 }

@@ -17,10 +17,23 @@ extension ManagedObjectContext {
     }
 
     func postObjectsDidChange(_ changes: UnprocessedChanges) {
+        var inserted = Set<ObjectID>(), updated = Set<ObjectID>(), deleted = Set<ObjectID>()
+        for object in changes.objects {
+            object.isAwaitingNotification = false
+            if object.isDeletedFlag {
+                // An object inserted and deleted in one block was never there.
+                if !object.isInsertedFlag { deleted.insert(object.objectID) }
+            } else if object.isInsertedFlag {
+                inserted.insert(object.objectID)
+            } else {
+                updated.insert(object.objectID)
+            }
+        }
+        if inserted.isEmpty && updated.isEmpty && deleted.isEmpty { return }
         NotificationCenter.default.post(name: Self.objectsDidChangeNotification, object: self, userInfo: [
-            ChangeKey.inserted.rawValue: changes.inserted,
-            ChangeKey.updated.rawValue: changes.updated.subtracting(changes.inserted),
-            ChangeKey.deleted.rawValue: changes.deleted,
+            ChangeKey.inserted.rawValue: inserted,
+            ChangeKey.updated.rawValue: updated,
+            ChangeKey.deleted.rawValue: deleted,
         ])
     }
 

@@ -1,11 +1,17 @@
 import Foundation
 
-/// Changes not yet announced by an ObjectsDidChange notification.
+/// Changes not yet announced by an ObjectsDidChange notification. Objects are listed once
+/// (`ManagedObject.isAwaitingNotification`); their IDs are collected only when posting, so a
+/// block that changes many objects hashes each ID once.
 struct UnprocessedChanges {
-    var inserted = Set<ObjectID>()
-    var updated = Set<ObjectID>()
-    var deleted = Set<ObjectID>()
-    var isEmpty: Bool { inserted.isEmpty && updated.isEmpty && deleted.isEmpty }
+    var objects: [ManagedObject] = []
+    var isEmpty: Bool { objects.isEmpty }
+
+    mutating func note(_ object: ManagedObject) {
+        guard !object.isAwaitingNotification else { return }
+        object.isAwaitingNotification = true
+        objects.append(object)
+    }
 }
 
 extension ManagedObjectContext {
@@ -27,7 +33,13 @@ extension ManagedObjectContext {
         object.isInsertedFlag = true
         register(object)
         inserted[object.objectID] = object
-        unprocessed.inserted.insert(object.objectID)
+        insertionOrder.append(object)
+        unprocessed.note(object)
+    }
+
+    /// The objects inserted and not deleted, in insertion order.
+    var orderedInsertedObjects: [ManagedObject] {
+        insertionOrder.filter { $0.isInsertedFlag && !$0.isDeletedFlag && inserted[$0.objectID] === $0 }
     }
 
     /// Marks `object` for deletion at the next save. Delete rules run at the end of the
@@ -41,17 +53,21 @@ extension ManagedObjectContext {
         deletesToPropagate.append(object)
         if object.isInsertedFlag {
             inserted[object.objectID] = nil
-            unprocessed.inserted.remove(object.objectID)
         } else {
             deleted[object.objectID] = object
-            unprocessed.deleted.insert(object.objectID)
         }
+        unprocessed.note(object)
+    }
+
+    func discardUnprocessedChanges() {
+        for object in unprocessed.objects { object.isAwaitingNotification = false }
+        unprocessed = UnprocessedChanges()
     }
 
     func objectDidChange(_ object: ManagedObject) {
         guard !object.isInsertedFlag else { return }
         changed[object.objectID] = object
-        unprocessed.updated.insert(object.objectID)
+        unprocessed.note(object)
     }
 
     /// Runs delete rules for objects deleted since the last call and posts
@@ -66,7 +82,7 @@ extension ManagedObjectContext {
         for (id, object) in inserted where object.isDeletedFlag { inserted[id] = nil }
         if !unprocessed.isEmpty {
             let changes = unprocessed
-            unprocessed = UnprocessedChanges()
+            discardUnprocessedChanges()
             postObjectsDidChange(changes)
         }
     }
@@ -237,10 +253,11 @@ extension ManagedObjectContext {
             object.values = object.baseValues
         }
         inserted.removeAll()
+        insertionOrder.removeAll()
         changed.removeAll()
         deleted.removeAll()
         deletesToPropagate.removeAll()
-        unprocessed = UnprocessedChanges()
+        discardUnprocessedChanges()
     }
 
     /// Forgets every object: references to them become invalid (their context is nil).
@@ -259,10 +276,11 @@ extension ManagedObjectContext {
             aliases.removeAll()
         }
         inserted.removeAll()
+        insertionOrder.removeAll()
         changed.removeAll()
         deleted.removeAll()
         deletesToPropagate.removeAll()
-        unprocessed = UnprocessedChanges()
+        discardUnprocessedChanges()
         postInvalidatedAll()
     }
 

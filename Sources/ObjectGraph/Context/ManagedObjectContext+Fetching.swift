@@ -106,20 +106,65 @@ extension ManagedObjectContext {
         do { return try body() } catch let error as StoreError { throw FetchError.storeFailure(error) }
     }
 
+    /// Registers the fetched rows as objects. Rows go into the row cache in one pass (held
+    /// by the objects filled from them), and new objects into the registry in another: a
+    /// fetch of N rows costs a few hash look-ups per row, not a lock per row.
     private func materialize<T: ManagedObject>(_ rows: [(ObjectID, RowSnapshot)], as type: T.Type,
                                                overlay: PendingOverlay) -> [T] {
-        if parent == nil { persistentStoreCoordinator.rowCache.store(rows) }
+        let isRoot = parent == nil
+        let sameClass = model.entity(for: T.self).map { $0.objectType == T.self } ?? false
         var result: [T] = []
         result.reserveCapacity(rows.count)
+        var held: [(ObjectID, RowSnapshot)] = []
+        var cachedOnly: [(ObjectID, RowSnapshot)] = []
+        var created: [ManagedObject] = []
+        if isRoot { held.reserveCapacity(rows.count); created.reserveCapacity(rows.count) }
+        let existing = registryLock.withLock { registry.isEmpty && aliases.isEmpty }
+            ? nil : Dictionary(uniqueKeysWithValues: rows.compactMap { row in registeredObject(for: row.0).map { (row.0, $0) } })
         for (id, row) in rows {
             guard let entity = model.entity(named: id.entityName) else { continue }
             let object: ManagedObject
             if let pending = overlay.values[id] {
                 object = materialize(id, entity: entity, pendingValues: pending.values)
+            } else if let registered = existing?[id] {
+                let refill = registered.lifecycle == .fault || (!registered.hasChanges && row.version > registered.rowVersion)
+                if refill { fill(registered, with: row, retainingRow: false) }
+                if isRoot {
+                    if refill && !registered.holdsRowCacheEntry {
+                        registered.holdsRowCacheEntry = true
+                        held.append((id, row))
+                    } else {
+                        cachedOnly.append((id, row))
+                    }
+                }
+                object = registered
             } else {
-                object = materialize(id, entity: entity, snapshot: row)
+                let state = ThreadState.current
+                state.reset()
+                state.mode = .materializing
+                let fresh = entity.objectType.init(Materialization(kind: .fault(id, self, entity)))
+                fill(fresh, with: row, retainingRow: false)
+                if isRoot {
+                    fresh.holdsRowCacheEntry = true
+                    held.append((id, row))
+                }
+                created.append(fresh)
+                object = fresh
             }
-            if let typed = object as? T { result.append(typed) }
+            if sameClass {
+                result.append(unsafeDowncast(object, to: T.self))
+            } else if let typed = object as? T {
+                result.append(typed)
+            }
+        }
+        if !created.isEmpty {
+            registryLock.withLock {
+                for object in created { registry[object.objectID] = Unmanaged.passUnretained(object) }
+            }
+        }
+        if isRoot {
+            persistentStoreCoordinator.rowCache.storeHeld(held)
+            persistentStoreCoordinator.rowCache.store(cachedOnly)
         }
         return result
     }

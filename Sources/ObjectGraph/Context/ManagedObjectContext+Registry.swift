@@ -50,7 +50,7 @@ extension ManagedObjectContext {
     public func registeredObject(for id: ObjectID) -> ManagedObject? {
         registryLock.withLock {
             if let u = registry[id] { return u.takeUnretainedValue() }
-            if let alias = aliases[id], let u = registry[alias] { return u.takeUnretainedValue() }
+            if !aliases.isEmpty, let alias = aliases[id], let u = registry[alias] { return u.takeUnretainedValue() }
             return nil
         }
     }
@@ -91,17 +91,27 @@ extension ManagedObjectContext {
 
     /// Moves a registered object to its permanent ID, keeping the temporary one as an alias.
     func rekey(_ object: ManagedObject, to permanent: ObjectID) {
-        let old = object.objectID
-        guard old != permanent else { return }
+        rekey([(object, permanent)], movingPendingChanges: true)
+    }
+
+    /// Re-keys objects under one lock. `movingPendingChanges` is false when the pending
+    /// dictionaries are about to be cleared anyway (after a root save).
+    func rekey(_ pairs: [(ManagedObject, ObjectID)], movingPendingChanges: Bool) {
         registryLock.withLock {
-            registry[old] = nil
-            registry[permanent] = Unmanaged.passUnretained(object)
-            aliases[old] = permanent
+            for (object, permanent) in pairs where object.objectID != permanent {
+                registry[object.objectID] = nil
+                registry[permanent] = Unmanaged.passUnretained(object)
+                aliases[object.objectID] = permanent
+            }
         }
-        object.objectID = permanent
-        if let o = inserted.removeValue(forKey: old) { inserted[permanent] = o }
-        if let o = changed.removeValue(forKey: old) { changed[permanent] = o }
-        if let o = deleted.removeValue(forKey: old) { deleted[permanent] = o }
+        for (object, permanent) in pairs where object.objectID != permanent {
+            let old = object.objectID
+            object.objectID = permanent
+            guard movingPendingChanges else { continue }
+            if let o = inserted.removeValue(forKey: old) { inserted[permanent] = o }
+            if let o = changed.removeValue(forKey: old) { changed[permanent] = o }
+            if let o = deleted.removeValue(forKey: old) { deleted[permanent] = o }
+        }
     }
 
     func makeFault(_ id: ObjectID, entity: EntityDescription) -> ManagedObject {
@@ -129,13 +139,13 @@ extension ManagedObjectContext {
         return object
     }
 
-    func fill(_ object: ManagedObject, with snapshot: RowSnapshot) {
+    func fill(_ object: ManagedObject, with snapshot: RowSnapshot, retainingRow: Bool = true) {
         object.values = snapshot.values
         object.baseValues = snapshot.values
         object.rowVersion = snapshot.version
         object.lifecycle = .loaded
         object.isDeletedElsewhereFlag = false
-        if !object.holdsRowCacheEntry && parent == nil && !object.objectID.isTemporaryID {
+        if retainingRow && !object.holdsRowCacheEntry && parent == nil && !object.objectID.isTemporaryID {
             persistentStoreCoordinator.rowCache.retain(object.objectID)
             object.holdsRowCacheEntry = true
         }

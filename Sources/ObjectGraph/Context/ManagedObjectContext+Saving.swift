@@ -38,7 +38,7 @@ extension ManagedObjectContext {
     private func saveToStore() throws {
         var request = SaveRequest()
         request.mergePolicy = mergePolicy
-        for object in inserted.values {
+        for object in orderedInsertedObjects {
             request.inserts.append(.init(id: object.objectID, entity: object.entity.name, values: object.values))
         }
         for object in changed.values where object.isUpdated && !object.isDeletedFlag {
@@ -62,36 +62,50 @@ extension ManagedObjectContext {
 
     /// Brings the context in line with what the store wrote.
     private func didSaveToStore(_ result: SaveResult) {
-        let insertedIDs = Set(result.permanentIDs.values) .union(inserted.values.map(\.objectID).filter { !$0.isTemporaryID })
-        var updatedIDs = Set<ObjectID>()
-        for object in inserted.values {
-            if let permanent = result.permanentIDs[object.objectID] { rekey(object, to: permanent) }
-        }
-        // Every registered object referring to a new object by its temporary ID now uses the
-        // permanent one (aliases would resolve it too, but the row cache must not see it).
+        let insertedObjects = orderedInsertedObjects
+        let savedUpdates = changed.values.filter { !$0.isDeletedFlag }
+        var insertedIDs = Set<ObjectID>(), updatedIDs = Set<ObjectID>()
+        rekey(insertedObjects.compactMap { o in result.permanentIDs[o.objectID].map { (o, $0) } },
+              movingPendingChanges: false)
+        // Saved objects referring to new objects by temporary ID now use the permanent one
+        // (only they can: referring to a new object is a change of the referring object).
         if !result.permanentIDs.isEmpty {
-            for object in registeredObjects where object.lifecycle == .loaded {
-                object.values = object.values.map { Self.replacing($0, result.permanentIDs) }
+            for object in insertedObjects { Self.replaceTemporaryReferences(in: object, result.permanentIDs) }
+            for object in savedUpdates { Self.replaceTemporaryReferences(in: object, result.permanentIDs) }
+        }
+        var newlyHeld: [(ObjectID, RowSnapshot)] = []
+        newlyHeld.reserveCapacity(insertedObjects.count)
+        for object in insertedObjects {
+            insertedIDs.insert(object.objectID)
+            object.isInsertedFlag = false
+            object.baseValues = object.values
+            if let snapshot = result.written[object.objectID] {
+                object.rowVersion = snapshot.version
+                if !object.holdsRowCacheEntry {
+                    object.holdsRowCacheEntry = true
+                    newlyHeld.append((object.objectID, snapshot))
+                }
             }
         }
-        for object in inserted.values {
-            finishSave(of: object, snapshot: result.written[object.objectID])
-        }
-        for object in changed.values where !object.isDeletedFlag {
+        for object in savedUpdates {
             if let row = result.rolledBack[object.objectID] {
                 if let row { fill(object, with: row) } else { markDeletedElsewhere(object) }
                 continue
             }
+            object.baseValues = object.values
             if let snapshot = result.written[object.objectID] {
                 updatedIDs.insert(object.objectID)
-                finishSave(of: object, snapshot: snapshot)
-            } else {
-                object.baseValues = object.values
+                object.rowVersion = snapshot.version
+                if !object.holdsRowCacheEntry {
+                    object.holdsRowCacheEntry = true
+                    newlyHeld.append((object.objectID, snapshot))
+                }
             }
         }
+        persistentStoreCoordinator.rowCache.storeHeld(newlyHeld)
         let deletedIDs = Set(deleted.keys)
+        registryLock.withLock { for id in deletedIDs { registry[id] = nil } }
         for object in deleted.values {
-            registryLock.withLock { registry[object.objectID] = nil }
             if object.holdsRowCacheEntry {
                 persistentStoreCoordinator.rowCache.release(object.objectID)
                 object.holdsRowCacheEntry = false
@@ -99,6 +113,7 @@ extension ManagedObjectContext {
             object.managedObjectContext = nil
         }
         inserted.removeAll()
+        insertionOrder.removeAll()
         changed.removeAll()
         deleted.removeAll()
         NotificationCenter.default.post(name: Self.didSaveNotification, object: self, userInfo: [
@@ -108,29 +123,22 @@ extension ManagedObjectContext {
         ])
     }
 
-    private func finishSave(of object: ManagedObject, snapshot: RowSnapshot?) {
-        object.isInsertedFlag = false
-        object.baseValues = object.values
-        if let snapshot {
-            object.rowVersion = snapshot.version
-            if !object.holdsRowCacheEntry {
-                persistentStoreCoordinator.rowCache.retain(object.objectID)
-                object.holdsRowCacheEntry = true
+    static func replaceTemporaryReferences(in object: ManagedObject, _ map: [ObjectID: ObjectID]) {
+        for i in object.values.indices {
+            switch object.values[i] {
+            case .reference(let id) where id.isTemporaryID:
+                if let p = map[id] { object.values[i] = .reference(p) }
+            case .references(let ids) where ids.contains(where: \.isTemporaryID):
+                object.values[i] = .references(ids.map { map[$0] ?? $0 })
+            default:
+                break
             }
-        }
-    }
-
-    static func replacing(_ value: StoredValue, _ map: [ObjectID: ObjectID]) -> StoredValue {
-        switch value {
-        case .reference(let id): return .reference(map[id] ?? id)
-        case .references(let ids): return .references(ids.map { map[$0] ?? $0 })
-        default: return value
         }
     }
 
     /// A nested context's save: its changes become the parent's pending changes.
     private func saveIntoParent(_ parent: ManagedObjectContext) throws {
-        let inserts = inserted.values.map { ($0.objectID, $0.entity, $0.values) }
+        let inserts = orderedInsertedObjects.map { ($0.objectID, $0.entity, $0.values) }
         let updates = changed.values.filter { $0.isUpdated && !$0.isDeletedFlag }
             .map { ($0.objectID, $0.entity, $0.values, $0.baseValues) }
         let deletes = deleted.values.map(\.objectID)
@@ -165,6 +173,8 @@ extension ManagedObjectContext {
         }
         let insertedIDs = Set(inserted.keys), updatedIDs = Set(changed.keys), deletedIDs = Set(deleted.keys)
         inserted.removeAll()
+        insertionOrder.removeAll()
+        insertionOrder.removeAll()
         changed.removeAll()
         deleted.removeAll()
         NotificationCenter.default.post(name: Self.didSaveNotification, object: self, userInfo: [
@@ -185,7 +195,7 @@ extension ManagedObjectContext {
             if let permanent = map[object.objectID] { rekey(object, to: permanent) }
         }
         for object in registeredObjects where object.lifecycle == .loaded {
-            object.values = object.values.map { Self.replacing($0, map) }
+            Self.replaceTemporaryReferences(in: object, map)
         }
     }
 }

@@ -60,6 +60,9 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
     var aliases: [ObjectID: ObjectID] = [:]
     /// Pending changes hold their objects strongly, so unsaved changes cannot vanish.
     var inserted: [ObjectID: ManagedObject] = [:]
+    /// Inserted objects in insertion order (some may since be deleted or saved): saves
+    /// write in this order, so primary keys follow it.
+    var insertionOrder: [ManagedObject] = []
     var changed: [ObjectID: ManagedObject] = [:]
     var deleted: [ObjectID: ManagedObject] = [:]
     /// Deleted objects whose delete rules have not run yet (they run at processPendingChanges).

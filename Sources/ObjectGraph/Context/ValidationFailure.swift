@@ -62,8 +62,8 @@ enum Validator {
         for (index, property) in entity.properties.enumerated() {
             switch property {
             case .attribute(let a):
-                let value = object.values[index]
-                failures += check(value, attribute: a, object: object)
+                if a.constraints.isEmpty { continue }
+                failures += check(object.values[index], attribute: a, object: object)
             case .relationship(let r):
                 if !r.isToMany {
                     if r.isRequired, case .null = object.values[index] {
@@ -106,9 +106,10 @@ enum Validator {
 
     static func check(_ value: StoredValue, attribute a: AttributeDescription, object: ManagedObject) -> [ValidationFailure] {
         var failures: [ValidationFailure] = []
-        let name = label(a.name)
-        func fail(_ code: ValidationFailure.Code, _ message: String) {
-            failures.append(ValidationFailure(code, object, property: a.name, message: message))
+        // The label is only built when a message is (validation runs for every saved object).
+        var name: String { label(a.name) }
+        func fail(_ code: ValidationFailure.Code, _ message: @autoclosure () -> String) {
+            failures.append(ValidationFailure(code, object, property: a.name, message: message()))
         }
         for constraint in a.constraints {
             switch (constraint, value) {

@@ -14,7 +14,7 @@
 /// model is built.
 @propertyWrapper
 public struct Attribute<Value: AttributeValue> {
-    let index: Int
+    @usableFromInline let index: Int
 
     /// An attribute with a default value, evaluated for each new object.
     public init(wrappedValue: @autoclosure () -> Value) {
@@ -94,21 +94,22 @@ public struct Attribute<Value: AttributeValue> {
         return index
     }
 
+    // Inlinable so that the accessors of a class in another module are specialized for
+    // its types (no generic metadata look-ups on every property access).
+    @inlinable
     public static subscript<Object: ManagedObject>(
         _enclosingInstance object: Object,
         wrapped wrappedKeyPath: ReferenceWritableKeyPath<Object, Value>,
         storage storageKeyPath: ReferenceWritableKeyPath<Object, Self>
     ) -> Value {
         get {
-            let index = object[keyPath: storageKeyPath].index
-            let stored = object.readValue(at: index)
+            let stored = object._attributeValue(at: object[keyPath: storageKeyPath].index)
             // A mismatch can only come from a store written by another model; the model hash
             // check refuses such stores, so fall back to the default rather than trap.
-            return Value(storedValue: StoredValueBox(stored)) ?? Value.defaultAttributeValue
+            return Value(storedValue: stored) ?? Value.defaultAttributeValue
         }
         set {
-            let index = object[keyPath: storageKeyPath].index
-            object.writeValue(newValue.storedValueBox.value, at: index)
+            object._setAttributeValue(newValue.storedValueBox, at: object[keyPath: storageKeyPath].index)
         }
     }
 

@@ -96,13 +96,44 @@ struct ModelSchema: Codable, Sendable, Equatable {
                     blockers.append("relationship \(e.name).\(r.name) was added to an existing entity")
                     continue
                 }
-                if or != r { blockers.append("relationship \(e.name).\(r.name) changed") }
+                if or != r { blockers.append("relationship \(e.name).\(r.name) changed \(Self.change(from: or, to: r))") }
             }
             if o.uniqueness != e.uniqueness {
-                blockers.append("uniqueness constraints of \(e.name) changed")
+                blockers.append("uniqueness constraints of \(e.name) changed from \(Self.render(o.uniqueness)) to \(Self.render(e.uniqueness))")
             }
         }
         return (additions, blockers)
+    }
+}
+
+extension ModelSchema {
+    /// What differs between two versions of a relationship, for error messages:
+    /// "from to-many to ordered to-many", "destination from Client to Customer", ...
+    static func change(from old: Relationship, to new: Relationship) -> String {
+        var parts: [String] = []
+        if old.cardinality != new.cardinality {
+            parts.append("from \(describe(old.cardinality)) to \(describe(new.cardinality))")
+        }
+        if old.destination != new.destination {
+            parts.append("destination from \(old.destination) to \(new.destination)")
+        }
+        if old.inverse != new.inverse {
+            parts.append("inverse from \(old.inverse) to \(new.inverse)")
+        }
+        return parts.joined(separator: ", ")
+    }
+
+    static func describe(_ cardinality: RelationshipDescription.Cardinality) -> String {
+        switch cardinality {
+        case .toOne: return "to-one"
+        case .toMany: return "to-many"
+        case .orderedToMany: return "ordered to-many"
+        }
+    }
+
+    /// `[email], [name, city]`, or `none`.
+    static func render(_ uniqueness: [[String]]) -> String {
+        uniqueness.isEmpty ? "none" : uniqueness.map { "[\($0.joined(separator: ", "))]" }.joined(separator: ", ")
     }
 }
 

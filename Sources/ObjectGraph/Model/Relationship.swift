@@ -44,7 +44,7 @@ extension Array: RelationshipValue where Element: ManagedObject {
 /// form can hold an object without one until the user picks it.
 @propertyWrapper
 public struct Relationship<Value: RelationshipValue> {
-    let index: Int
+    @usableFromInline let index: Int
 
     /// - Parameters:
     ///   - inverse: the destination's property that points back (needed on one side).
@@ -67,19 +67,18 @@ public struct Relationship<Value: RelationshipValue> {
         }
     }
 
+    @inlinable
     public static subscript<Object: ManagedObject>(
         _enclosingInstance object: Object,
         wrapped wrappedKeyPath: ReferenceWritableKeyPath<Object, Value>,
         storage storageKeyPath: ReferenceWritableKeyPath<Object, Self>
     ) -> Value {
         get {
-            let index = object[keyPath: storageKeyPath].index
-            let objects = object.relatedObjects(at: index)
+            let objects = object._relatedObjects(at: object[keyPath: storageKeyPath].index)
             return Value(relationshipObjects: objects.compactMap { $0 as? Value.Destination })
         }
         set {
-            let index = object[keyPath: storageKeyPath].index
-            object.setRelatedObjects(newValue.relationshipObjects, at: index)
+            object._setRelatedObjects(newValue.relationshipObjects, at: object[keyPath: storageKeyPath].index)
         }
     }
 

@@ -21,6 +21,19 @@ public enum PropertyAccessError: Error, CustomStringConvertible, Sendable, Equat
 extension ManagedObject {
     // MARK: Typed access (used by the property wrappers)
 
+    // Entry points of the inlinable wrapper accessors: non-generic, so one call each.
+    @usableFromInline
+    final func _attributeValue(at index: Int) -> StoredValueBox { StoredValueBox(readValue(at: index)) }
+
+    @usableFromInline
+    final func _setAttributeValue(_ value: StoredValueBox, at index: Int) { writeValue(value.value, at: index) }
+
+    @usableFromInline
+    final func _relatedObjects(at index: Int) -> [ManagedObject] { relatedObjects(at: index) }
+
+    @usableFromInline
+    final func _setRelatedObjects(_ objects: [ManagedObject], at index: Int) { setRelatedObjects(objects, at: index) }
+
     final func readValue(at index: Int) -> StoredValue {
         if lifecycle != .loaded {
             if lifecycle == .prototype { return prototypeRead(at: index) }
@@ -122,6 +135,23 @@ extension ManagedObject {
                 }
             }
             setRelatedObjects(objects, at: index)
+        }
+    }
+
+    /// The IDs of a relationship's destinations, without turning them into objects (no
+    /// faults are made; a to-many relationship not loaded yet is loaded as IDs).
+    /// - Throws: ``PropertyAccessError/unknownKey(entity:key:)`` when `name` is not a relationship.
+    public func objectIDs(forRelationshipNamed name: String) throws -> [ObjectID] {
+        guard let index = entity.propertyIndexByName[name], entity.relationshipDescription(at: index) != nil else {
+            throw PropertyAccessError.unknownKey(entity: entity.name, key: name)
+        }
+        if lifecycle == .fault { managedObjectContext?.fulfillFault(self) }
+        if ConcurrencyDebug.isEnabled { ConcurrencyDebug.check(self) }
+        switch values[index] {
+        case .reference(let id): return [id]
+        case .references(let ids): return ids
+        case .unloaded: return managedObjectContext?.loadToMany(of: self, at: index) ?? []
+        default: return []
         }
     }
 

@@ -54,6 +54,8 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     var isDeletedElsewhereFlag = false
     /// The object holds a reference on its row cache entry (released in deinit).
     var holdsRowCacheEntry = false
+    /// Listed in the context's changes for the next ObjectsDidChange notification.
+    var isAwaitingNotification = false
 
     /// Creates an object and inserts it into `context`.
     ///

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// The identity of a managed object: an entity and a key, temporary until the store makes it
 /// permanent.
@@ -26,9 +27,20 @@ public struct ObjectID: Hashable, Sendable, CustomStringConvertible {
         self.key = key
     }
 
+    /// Temporary IDs are unique within the process: a random prefix per process and a
+    /// counter (cheaper than a random UUID per inserted object, and just as unique here,
+    /// since a temporary ID never leaves its process).
     static func makeTemporary(entityName: String) -> ObjectID {
-        ObjectID(entityName: entityName, key: .temporary(UUID()))
+        let n = temporaryCounter.add(1, ordering: .relaxed).newValue
+        var bytes = temporaryPrefix.uuid
+        withUnsafeMutableBytes(of: &bytes) { raw in
+            for i in 0..<8 { raw[8 + i] = UInt8(truncatingIfNeeded: n >> (8 * (7 - i))) }
+        }
+        return ObjectID(entityName: entityName, key: .temporary(UUID(uuid: bytes)))
     }
+
+    private static let temporaryPrefix = UUID()
+    private static let temporaryCounter = Atomic<UInt64>(0)
 
     /// Whether the store has not yet assigned this object's permanent ID.
     public var isTemporaryID: Bool {

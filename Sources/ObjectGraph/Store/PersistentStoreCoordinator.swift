@@ -60,6 +60,13 @@ public final class PersistentStoreCoordinator: Sendable {
         return id
     }
 
+    /// The permanent ID of the row with this primary key (for keys that arrive from
+    /// outside, such as `/clients/42`); nil before a store is added. The row is not read.
+    public func managedObjectID<T: ManagedObject>(for type: T.Type, primaryKey: Int64) -> ObjectID? {
+        guard let store = storeIdentifier, let entity = model.entity(for: type), primaryKey > 0 else { return nil }
+        return ObjectID(entityName: entity.name, key: .permanent(store: store, primaryKey: primaryKey))
+    }
+
     // MARK: Reads for contexts
 
     /// A row: from the cache, else from the store (and then cached).

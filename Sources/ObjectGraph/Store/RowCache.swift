@@ -71,14 +71,32 @@ final class RowCache: @unchecked Sendable {
         }
     }
 
-    /// Applies a committed save: written rows get their new snapshots, deleted rows go.
+    /// Rows the saving context now holds: stored with one reference each, in one pass.
+    func storeHeld(_ rows: [(ObjectID, RowSnapshot)]) {
+        guard !rows.isEmpty else { return }
+        lock.withLock {
+            for (id, snapshot) in rows {
+                if var entry = entries[id] {
+                    entry.snapshot = snapshot
+                    entry.references += 1
+                    entries[id] = entry
+                } else {
+                    prefetched[id] = nil
+                    entries[id] = Entry(snapshot: snapshot, references: 1)
+                }
+            }
+        }
+    }
+
+    /// Applies a committed save: rows other contexts hold get their new snapshots (the
+    /// saving context adds its own with `storeHeld`), deleted rows go.
     func apply(written: [ObjectID: RowSnapshot], deleted: Set<ObjectID>) {
         lock.withLock {
             for (id, snapshot) in written {
                 if var entry = entries[id] {
                     entry.snapshot = snapshot
                     entries[id] = entry
-                } else {
+                } else if prefetched[id] != nil {
                     prefetched[id] = snapshot
                 }
             }

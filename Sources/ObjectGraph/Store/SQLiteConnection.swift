@@ -22,6 +22,12 @@ final class SQLiteConnection {
             if let db { sqlite3_close_v2(db) }
             throw StoreError.cannotOpen(path: path, reason: message)
         }
+        // SQLite opens a file it may read but not write read-only, without a word; writes
+        // would then fail at the first save. A store that cannot be written is refused now.
+        if !readOnly && sqlite3_db_readonly(db, "main") == 1 {
+            sqlite3_close_v2(db)
+            throw StoreError.cannotOpen(path: path, reason: "the file is read-only for this process")
+        }
         self.handle = db
         self.path = path
         self.busyTimeout = busyTimeout
@@ -122,6 +128,8 @@ final class SQLiteStatement {
         case .decimal(let v): sqlite3_bind_text(handle, index, StoredValue.decimalText(v), -1, csqlite_transient())
         case .uuid(let v): sqlite3_bind_text(handle, index, v.uuidString, -1, csqlite_transient())
         case .data(let v):
+            // A nil pointer would bind NULL: empty data is a zero-length blob.
+            if v.isEmpty { sqlite3_bind_zeroblob(handle, index, 0); break }
             v.withUnsafeBytes { raw in
                 _ = sqlite3_bind_blob(handle, index, raw.baseAddress, Int32(raw.count), csqlite_transient())
             }

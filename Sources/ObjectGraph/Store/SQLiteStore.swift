@@ -37,6 +37,15 @@ final class SQLiteStore: Sendable {
             isMemory = true
         }
         self.path = path
+        if !isMemory && FileManager.default.fileExists(atPath: path + "-wal") {
+            // The WAL may hold committed transactions (a crash, or another process has the
+            // file open). The last read-write connection to close checkpoints them into the
+            // database and deletes the WAL, so a refusal by the writer below would still
+            // change the file. A read-only connection never checkpoints: it decides first.
+            let inspector = try SQLiteConnection(path: path, readOnly: true, create: false,
+                                                 busyTimeout: description.busyTimeout)
+            _ = try Self.inspectSchema(inspector, model: model)
+        }
         let writer = try SQLiteConnection(path: path, readOnly: false, create: true, busyTimeout: description.busyTimeout)
         self.identifier = try Self.prepareSchema(writer, model: model, isMemory: isMemory)
         let timeout = description.busyTimeout
@@ -51,16 +60,50 @@ final class SQLiteStore: Sendable {
 
     // MARK: Schema
 
-    /// Checks the file, then creates or migrates the schema. Returns the store's UUID.
-    private static func prepareSchema(_ db: SQLiteConnection, model: ManagedObjectModel, isMemory: Bool) throws -> UUID {
+    /// What opening a file must do to its schema.
+    enum SchemaPlan {
+        /// A new (empty) database: create every table.
+        case create
+        /// The file's model is this model.
+        case upToDate(UUID)
+        /// The file's model lacks some entities or optional attributes: add them.
+        case migrate(UUID, [SchemaAddition])
+    }
+
+    /// Reads the file's header and metadata and compares its model with `model`, without
+    /// writing anything.
+    /// - Throws: ``StoreError/notADatabase(path:)``, ``StoreError/busy(path:timeout:)``, or
+    ///   ``StoreError/incompatibleModel(path:differences:)`` listing every difference.
+    static func inspectSchema(_ db: SQLiteConnection, model: ManagedObjectModel) throws -> SchemaPlan {
         // Reading sqlite_master is the first I/O: a non-database file fails here, untouched.
         let tableCount = try db.statement("SELECT COUNT(*) FROM sqlite_master WHERE type = 'table'")
         _ = try tableCount.step()
         let existingTables = tableCount.int(at: 0)
         tableCount.reset()
+        if existingTables == 0 { return .create }
 
-        if existingTables == 0 {
-            let identifier = UUID()
+        guard let schemaJSON = try metadata("modelSchema", in: db),
+              let idText = try metadata("storeUUID", in: db), let identifier = UUID(uuidString: idText) else {
+            throw StoreError.incompatibleModel(path: db.path, differences: [
+                "the file has tables but no ObjectGraph metadata: it was not made by ObjectGraph"])
+        }
+        let storedHash = try metadata("modelHash", in: db)
+        if storedHash == model.versionHash { return .upToDate(identifier) }
+        let old: ModelSchema
+        do { old = try JSONDecoder().decode(ModelSchema.self, from: Data(schemaJSON.utf8)) } catch {
+            throw StoreError.incompatibleModel(path: db.path, differences: ["the recorded model cannot be read"])
+        }
+        let (additions, blockers) = model.schema.migration(from: old)
+        if !blockers.isEmpty { throw StoreError.incompatibleModel(path: db.path, differences: blockers) }
+        return .migrate(identifier, additions)
+    }
+
+    /// Checks the file, then creates or migrates the schema. Returns the store's UUID.
+    private static func prepareSchema(_ db: SQLiteConnection, model: ManagedObjectModel, isMemory: Bool) throws -> UUID {
+        let identifier: UUID
+        switch try inspectSchema(db, model: model) {
+        case .create:
+            identifier = UUID()
             if !isMemory { try db.execute("PRAGMA journal_mode = WAL") }
             try db.execute("PRAGMA synchronous = NORMAL")
             try db.transaction {
@@ -72,28 +115,17 @@ final class SQLiteStore: Sendable {
                 try writeMetadata(db, identifier: identifier, model: model)
             }
             return identifier
-        }
-
-        guard let schemaJSON = try metadata("modelSchema", in: db),
-              let idText = try metadata("storeUUID", in: db), let identifier = UUID(uuidString: idText) else {
-            throw StoreError.incompatibleModel(path: db.path, differences: [
-                "the file has tables but no ObjectGraph metadata: it was not made by ObjectGraph"])
-        }
-        let storedHash = try metadata("modelHash", in: db)
-        if storedHash != model.versionHash {
-            let old: ModelSchema
-            do { old = try JSONDecoder().decode(ModelSchema.self, from: Data(schemaJSON.utf8)) } catch {
-                throw StoreError.incompatibleModel(path: db.path, differences: ["the recorded model cannot be read"])
-            }
-            let (additions, blockers) = model.schema.migration(from: old)
-            if !blockers.isEmpty { throw StoreError.incompatibleModel(path: db.path, differences: blockers) }
+        case .upToDate(let id):
+            identifier = id
+        case .migrate(let id, let additions):
+            identifier = id
             try db.transaction {
                 for addition in additions {
                     switch addition {
                     case .entity(let name):
                         if let entity = model.entity(named: name) { try createTable(entity, model: model, in: db) }
                     case .attribute(let entityName, let name):
-                        guard let entity = model.entity(named: name == "" ? entityName : entityName),
+                        guard let entity = model.entity(named: entityName),
                               let attribute = entity.attribute(named: name) else { continue }
                         try db.execute("ALTER TABLE \(SQLSchema.table(entity)) ADD COLUMN \(SQLSchema.quote(name)) \(attribute.type.sqlType)")
                     }

@@ -34,12 +34,13 @@ public enum StoreError: Error, CustomStringConvertible, Sendable, Equatable {
         case .notADatabase(let path):
             return "\(path) is not an SQLite database. Point the store at another file, or move this one away."
         case .cannotOpen(let path, let reason):
-            return "\(path) cannot be opened (\(reason)). Check that the folder exists and is writable."
+            return "\(path) cannot be opened (\(reason)). Check that the folder exists, and that it and the file are writable by this process."
         case .busy(let path, let timeout):
             return "\(path) stayed locked by another connection or process for more than \(timeout) s. Retry later, or raise the busy timeout."
         case .incompatibleModel(let path, let differences):
             return "\(path) was written by an incompatible model; the file was left untouched. Differences: "
-                + differences.joined(separator: "; ") + "."
+                + differences.joined(separator: "; ")
+                + ". Open it with the model that wrote it, or move it away to start a new store: only added entities and optional attributes migrate in place."
         case .storeAlreadyAdded:
             return "This coordinator already has a store; make another coordinator for another store."
         case .noStore:

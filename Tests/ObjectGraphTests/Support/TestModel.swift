@@ -1,7 +1,7 @@
 import Foundation
 @testable import ObjectGraph
 
-enum InvoiceStatus: String, AttributeValue, CaseIterable {
+enum InvoiceStatus: String, AttributeValue, CaseIterable, Codable {
     case draft, sent, paid, cancelled
 }
 

@@ -79,14 +79,27 @@ extension ManagedObjectContext {
 
     /// Called from `ManagedObject.deinit`.
     func objectWillDeinit(_ object: ManagedObject) {
-        registryLock.withLock {
-            if let u = registry[object.objectID], u.toOpaque() == Unmanaged.passUnretained(object).toOpaque() {
-                registry[object.objectID] = nil
+        let batch: [ObjectID]? = registryLock.withLock {
+            if let removed = registry.removeValue(forKey: object.objectID),
+               removed.toOpaque() != Unmanaged.passUnretained(object).toOpaque() {
+                registry[object.objectID] = removed   // another instance took the ID (after reset)
             }
+            guard object.holdsRowCacheEntry else { return nil }
+            pendingRowReleases.append(object.objectID)
+            guard pendingRowReleases.count >= 1024 else { return nil }
+            defer { pendingRowReleases.removeAll(keepingCapacity: true) }
+            return pendingRowReleases
         }
-        if object.holdsRowCacheEntry {
-            persistentStoreCoordinator.rowCache.release(object.objectID)
+        if let batch { persistentStoreCoordinator.rowCache.release(batch) }
+    }
+
+    /// Releases the row cache entries of objects that went away (end of every block).
+    func flushRowReleases() {
+        let batch: [ObjectID] = registryLock.withLock {
+            defer { pendingRowReleases.removeAll(keepingCapacity: true) }
+            return pendingRowReleases
         }
+        if !batch.isEmpty { persistentStoreCoordinator.rowCache.release(batch) }
     }
 
     /// Moves a registered object to its permanent ID, keeping the temporary one as an alias.

@@ -151,10 +151,14 @@ extension StoredValue {
 /// `enum Status: String, AttributeValue, CaseIterable { case draft, sent }`.
 extension AttributeValue where Self: RawRepresentable, RawValue: AttributeValue {
     public static var attributeType: AttributeType { RawValue.attributeType }
+    // Inlinable: specialized in the module that declares the enumeration (no generic
+    // metadata look-up on every read).
+    @inlinable
     public init?(storedValue: StoredValueBox) {
         guard let raw = RawValue(storedValue: storedValue) else { return nil }
         self.init(rawValue: raw)
     }
+    @inlinable
     public var storedValueBox: StoredValueBox { rawValue.storedValueBox }
 }
 

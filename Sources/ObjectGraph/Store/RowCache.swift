@@ -63,6 +63,17 @@ final class RowCache: @unchecked Sendable {
         }
     }
 
+    func release(_ ids: [ObjectID]) {
+        guard !ids.isEmpty else { return }
+        lock.withLock {
+            for id in ids {
+                guard var entry = entries[id] else { continue }
+                entry.references -= 1
+                if entry.references <= 0 { entries[id] = nil } else { entries[id] = entry }
+            }
+        }
+    }
+
     func release(_ id: ObjectID) {
         lock.withLock {
             guard var entry = entries[id] else { return }

@@ -47,7 +47,7 @@ let package = Package(
         ]),
 
         // Small programs the tests run as real child processes.
-        .executableTarget(name: "objectgraph-fixture", dependencies: ["ObjectGraph"],
+        .executableTarget(name: "objectgraph-fixture", dependencies: ["ObjectGraph", "CSQLite"],
                           path: "Tests/Fixtures/objectgraph-fixture"),
 
         .testTarget(name: "ObjectGraphTests", dependencies: ["ObjectGraph", "CSQLite"]),

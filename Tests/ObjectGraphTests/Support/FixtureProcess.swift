@@ -1,0 +1,189 @@
+import Foundation
+import Testing
+
+/// Runs `objectgraph-fixture` (Tests/Fixtures/objectgraph-fixture) as a real child process.
+///
+/// The fixture is an executable target of this package, so SwiftPM builds it into the same
+/// products folder as the test binary (`.build/<triple>/debug`, `.build-tsan/...`, or any
+/// `--scratch-path`). The folder is found from the running test binary itself, so the
+/// fixture always comes from the same build (same configuration, same sanitizer) as the
+/// tests. `OBJECTGRAPH_FIXTURE` may name the binary explicitly.
+enum FixtureProcess {
+    struct Result: Sendable {
+        let terminationStatus: Int32
+        /// True when the process ended by a signal (a trap), false when it exited.
+        let endedBySignal: Bool
+        let stdout: String
+        let stderr: String
+
+        var exitedSuccessfully: Bool { !endedBySignal && terminationStatus == 0 }
+    }
+
+    struct NotFound: Error, CustomStringConvertible {
+        let searched: [String]
+        var description: String {
+            "objectgraph-fixture was not found next to the test binary (looked in: "
+                + searched.joined(separator: ", ")
+                + "). Build it with `swift build --build-tests`, or set OBJECTGRAPH_FIXTURE to its path."
+        }
+    }
+
+    /// The fixture binary of the build the tests run from.
+    static func executableURL() throws -> URL {
+        let fileManager = FileManager.default
+        if let explicit = ProcessInfo.processInfo.environment["OBJECTGRAPH_FIXTURE"] {
+            return URL(fileURLWithPath: explicit)
+        }
+        var folders: [URL] = []
+        // Linux: the test runner is `<products>/<Package>PackageTests.xctest`, an executable.
+        // macOS: it is a bundle, `<products>/<Package>PackageTests.xctest/Contents/MacOS/...`,
+        // run by xctest or swiftpm-testing-helper; walk up until the products folder.
+        let executable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+        let testBundle = Bundle(for: BundleMarker.self).bundleURL
+        for start in [executable, testBundle, URL(fileURLWithPath: CommandLine.arguments[0]), Bundle.main.bundleURL] {
+            var folder = start.standardizedFileURL
+            for _ in 0..<5 {
+                folder = folder.deletingLastPathComponent()
+                if !folders.contains(folder) { folders.append(folder) }
+            }
+        }
+        for folder in folders {
+            let candidate = folder.appendingPathComponent("objectgraph-fixture")
+            var isDirectory: ObjCBool = false
+            if fileManager.fileExists(atPath: candidate.path, isDirectory: &isDirectory), !isDirectory.boolValue,
+               fileManager.isExecutableFile(atPath: candidate.path) {
+                return candidate
+            }
+        }
+        throw NotFound(searched: folders.map(\.path))
+    }
+
+    /// A class of the test module, so `Bundle(for:)` finds the test bundle on macOS.
+    private final class BundleMarker {}
+
+    /// Runs the fixture to completion and returns its status and output.
+    ///
+    /// - Parameters:
+    ///   - environment: variables to set on top of this process's environment; a nil value
+    ///     removes the variable.
+    ///   - timeout: the child is killed after this long (a hung child fails the test, it
+    ///     does not hang the suite).
+    static func run(_ arguments: [String], environment: [String: String?] = [:],
+                    timeout: TimeInterval = 60) async throws -> Result {
+        let folder = FileManager.default.temporaryDirectory
+            .appendingPathComponent("og-fixture-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        // Output goes to files, not pipes: a chatty child (a sanitizer report) can never
+        // block on a full pipe while we wait for it to exit.
+        let outURL = folder.appendingPathComponent("stdout"), errURL = folder.appendingPathComponent("stderr")
+        _ = FileManager.default.createFile(atPath: outURL.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: errURL.path, contents: nil)
+        let out = try FileHandle(forWritingTo: outURL), err = try FileHandle(forWritingTo: errURL)
+        defer { try? out.close(); try? err.close() }
+
+        let process = try makeProcess(arguments, environment: environment)
+        process.standardOutput = out
+        process.standardError = err
+        process.standardInput = FileHandle.nullDevice
+        try await runToExit(process, timeout: timeout)
+        return Result(terminationStatus: process.terminationStatus,
+                      endedBySignal: process.terminationReason == .uncaughtSignal,
+                      stdout: String(decoding: try Data(contentsOf: outURL), as: UTF8.self),
+                      stderr: String(decoding: try Data(contentsOf: errURL), as: UTF8.self))
+    }
+
+    /// Starts the fixture and returns once it printed `readyLine` on stdout: for children
+    /// that keep something (a lock) while the test works. Closing their stdin ends them.
+    static func start(_ arguments: [String], readyLine: String, timeout: TimeInterval = 30) async throws -> Running {
+        let process = try makeProcess(arguments, environment: [:])
+        let stdin = Pipe(), stdout = Pipe()
+        process.standardInput = stdin
+        process.standardOutput = stdout
+        process.standardError = FileHandle.standardError
+        try process.run()
+        let running = Running(process: process, stdin: stdin)
+        let reader = stdout.fileHandleForReading
+        let line: String? = await withCheckedContinuation { continuation in
+            // Blocking reads belong on a thread of their own, not on the test's executor.
+            Thread.detachNewThread {
+                var text = ""
+                while !text.contains("\n") {
+                    let data = reader.availableData
+                    if data.isEmpty { break }
+                    text += String(decoding: data, as: UTF8.self)
+                }
+                continuation.resume(returning: text.split(separator: "\n").first.map(String.init))
+            }
+        }
+        guard line == readyLine else {
+            await running.finish()
+            throw StartFailure(arguments: arguments, firstLine: line)
+        }
+        return running
+    }
+
+    struct StartFailure: Error, CustomStringConvertible {
+        let arguments: [String]
+        let firstLine: String?
+        var description: String {
+            "objectgraph-fixture \(arguments.joined(separator: " ")) did not get ready; it printed \(firstLine ?? "nothing")"
+        }
+    }
+
+    /// A child started with ``start(_:readyLine:timeout:)``.
+    struct Running: @unchecked Sendable {
+        // @unchecked Sendable: `process` and `stdin` are only used by the test that started
+        // the child, one call at a time.
+        let process: Process
+        let stdin: Pipe
+
+        /// Closes the child's stdin (its signal to let go) and waits for it to exit.
+        func finish() async {
+            try? stdin.fileHandleForWriting.close()
+            try? await runToExit(process, timeout: 30, alreadyRunning: true)
+        }
+    }
+
+    private static func makeProcess(_ arguments: [String], environment: [String: String?]) throws -> Process {
+        let process = Process()
+        process.executableURL = try executableURL()
+        process.arguments = arguments
+        var env = ProcessInfo.processInfo.environment
+        for (key, value) in environment { env[key] = value }
+        process.environment = env
+        return process
+    }
+
+    /// Runs (or waits for) `process` without blocking the test's thread; kills it after
+    /// `timeout`.
+    private static func runToExit(_ process: Process, timeout: TimeInterval, alreadyRunning: Bool = false) async throws {
+        let box = ProcessBox(process)
+        // The time limit: a no-op when the child has ended by then.
+        DispatchQueue.global().asyncAfter(deadline: .now() + timeout) {
+            if box.process.isRunning { box.process.terminate() }
+        }
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, Error>) in
+            if alreadyRunning {
+                Thread.detachNewThread {
+                    box.process.waitUntilExit()
+                    continuation.resume()
+                }
+                return
+            }
+            box.process.terminationHandler = { _ in continuation.resume() }
+            do {
+                try box.process.run()
+            } catch {
+                continuation.resume(throwing: error)
+            }
+        }
+    }
+
+    /// @unchecked Sendable: the process is configured before it runs; afterwards only its
+    /// thread-safe members (`isRunning`, `terminate()`, `waitUntilExit()`) are used.
+    private final class ProcessBox: @unchecked Sendable {
+        let process: Process
+        init(_ process: Process) { self.process = process }
+    }
+}

@@ -35,7 +35,7 @@ extension ManagedObjectContext {
         if !failures.isEmpty { throw SaveError.validationFailed(failures) }
     }
 
-    private func saveToStore() throws {
+    func saveToStore() throws {
         var request = SaveRequest()
         request.mergePolicy = mergePolicy
         for object in orderedInsertedObjects {
@@ -57,7 +57,11 @@ extension ManagedObjectContext {
         } catch let error as StoreError {
             throw SaveError.storeFailure(error)
         }
+        persistentStoreCoordinator.recordPermanentIDs(result.permanentIDs)
         didSaveToStore(result)
+        propagatePermanentIDs(result.permanentIDs)
+        notifyChildrenOfSave(inserted: Set(result.permanentIDs.values), updated: Set(result.written.keys),
+                             deleted: result.deleted, except: nil)
     }
 
     /// Brings the context in line with what the store wrote.
@@ -78,6 +82,13 @@ extension ManagedObjectContext {
         for object in insertedObjects {
             insertedIDs.insert(object.objectID)
             object.isInsertedFlag = false
+            if case .some(.some(let adopted)) = result.rolledBack[object.objectID] {
+                // An upsert that adopted the store's row (store-trump).
+                object.values = adopted.values.enumerated().map { i, v in
+                    if case .unloaded = v, i < object.values.count { return object.values[i] } else { return v }
+                }
+                object.rowVersion = adopted.version
+            }
             object.baseValues = object.values
             if let snapshot = result.written[object.objectID] {
                 object.rowVersion = snapshot.version
@@ -121,6 +132,7 @@ extension ManagedObjectContext {
             ChangeKey.updated.rawValue: updatedIDs,
             ChangeKey.deleted.rawValue: deletedIDs,
         ])
+        publish(ChangeSet(origin: .save, context: name, inserted: insertedIDs, updated: updatedIDs, deleted: deletedIDs))
     }
 
     static func replaceTemporaryReferences(in object: ManagedObject, _ map: [ObjectID: ObjectID]) {
@@ -136,54 +148,6 @@ extension ManagedObjectContext {
         }
     }
 
-    /// A nested context's save: its changes become the parent's pending changes.
-    private func saveIntoParent(_ parent: ManagedObjectContext) throws {
-        let inserts = orderedInsertedObjects.map { ($0.objectID, $0.entity, $0.values) }
-        let updates = changed.values.filter { $0.isUpdated && !$0.isDeletedFlag }
-            .map { ($0.objectID, $0.entity, $0.values, $0.baseValues) }
-        let deletes = deleted.values.map(\.objectID)
-        parent.performAndWait {
-            for (id, entity, values) in inserts {
-                let object = parent.registeredObject(for: id) ?? parent.makeFault(id, entity: entity)
-                object.values = values
-                object.baseValues = values
-                object.lifecycle = .loaded
-                if !object.isInsertedFlag { parent.insert(object) }
-            }
-            for (id, entity, values, base) in updates {
-                guard let object = try? parent.object(with: id) else { continue }
-                if object.lifecycle == .fault { parent.fulfillFault(object) }
-                _ = entity
-                for i in values.indices where i < object.values.count && values[i] != base[i] {
-                    if case .unloaded = values[i] { continue }
-                    object.values[i] = values[i]
-                }
-                parent.objectDidChange(object)
-            }
-            for id in deletes {
-                if let object = try? parent.object(with: id) { parent.delete(object) }
-            }
-            parent.processPendingChanges()
-        }
-        for object in inserted.values { object.isInsertedFlag = false; object.baseValues = object.values }
-        for object in changed.values { object.baseValues = object.values }
-        for object in deleted.values {
-            registryLock.withLock { registry[object.objectID] = nil }
-            object.managedObjectContext = nil
-        }
-        let insertedIDs = Set(inserted.keys), updatedIDs = Set(changed.keys), deletedIDs = Set(deleted.keys)
-        inserted.removeAll()
-        insertionOrder.removeAll()
-        insertionOrder.removeAll()
-        changed.removeAll()
-        deleted.removeAll()
-        NotificationCenter.default.post(name: Self.didSaveNotification, object: self, userInfo: [
-            ChangeKey.inserted.rawValue: insertedIDs,
-            ChangeKey.updated.rawValue: updatedIDs,
-            ChangeKey.deleted.rawValue: deletedIDs,
-        ])
-    }
-
     /// Asks the store for permanent IDs for these (inserted) objects now, before the save.
     /// Every context holding them re-keys them; their temporary IDs keep resolving here.
     public func obtainPermanentIDs(for objects: [ManagedObject]) throws {
@@ -191,11 +155,8 @@ extension ManagedObjectContext {
         let ids = objects.map(\.objectID).filter(\.isTemporaryID)
         guard !ids.isEmpty else { return }
         let map = try persistentStoreCoordinator.obtainPermanentIDs(ids)
-        for object in objects {
-            if let permanent = map[object.objectID] { rekey(object, to: permanent) }
-        }
-        for object in registeredObjects where object.lifecycle == .loaded {
-            Self.replaceTemporaryReferences(in: object, map)
-        }
+        persistentStoreCoordinator.recordPermanentIDs(map)
+        applyPermanentIDs(map)
+        propagatePermanentIDs(map)
     }
 }

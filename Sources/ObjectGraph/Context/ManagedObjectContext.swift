@@ -52,6 +52,22 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
     /// How conflicts found at save are resolved. Owned by the context's queue.
     public var mergePolicy: MergePolicy = .error
 
+    private let mergeFromParentStorage: Mutex<Bool>
+    /// Whether the context merges what is saved into (or by) its parent: other children's
+    /// saves and the parent's own saves refresh the objects registered here. On by default
+    /// for contexts made with `newChildContext()` (Core Data's default is off, and users
+    /// keep meeting stale children); off for the other initializers.
+    public var automaticallyMergesChangesFromParent: Bool {
+        get { mergeFromParentStorage.withLock { $0 } }
+        set { mergeFromParentStorage.withLock { $0 = newValue } }
+    }
+
+    /// Children, held weakly, so saves can re-key and refresh them. Guarded by its mutex
+    /// (children register from any thread).
+    let childrenStorage = Mutex<[WeakContext]>([])
+    /// Subscribers of `changes`. Guarded by its mutex.
+    let changeSubscribers = Mutex<[UUID: AsyncStream<ChangeSet>.Continuation]>([:])
+
     // MARK: Queue-owned state
     let registryLock = NSLock()
     /// Registered objects, held weakly: an unchanged object lives as long as the app uses it.
@@ -79,6 +95,7 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
         self.parent = nil
         self.persistentStoreCoordinator = coordinator
         self.nameStorage = Mutex(name)
+        self.mergeFromParentStorage = Mutex(false)
         self.queue = Self.makeQueue(concurrencyType, name: name)
     }
 
@@ -88,12 +105,25 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
         self.parent = parent
         self.persistentStoreCoordinator = parent.persistentStoreCoordinator
         self.nameStorage = Mutex(name)
+        self.mergeFromParentStorage = Mutex(false)
         self.queue = Self.makeQueue(concurrencyType, name: name)
+        parent.childrenStorage.withLock { children in
+            children.removeAll { $0.context == nil }
+            children.append(WeakContext(self))
+        }
     }
 
-    /// A private-queue child of this context.
-    public func newChildContext(name: String? = nil) -> ManagedObjectContext {
-        ManagedObjectContext(.privateQueue, parent: self, name: name)
+    /// A child of this context (private queue unless said otherwise) that merges this
+    /// context's saves by default: the scratchpad of a form.
+    public func newChildContext(_ concurrencyType: ConcurrencyType = .privateQueue, name: String? = nil) -> ManagedObjectContext {
+        let child = ManagedObjectContext(concurrencyType, parent: self, name: name)
+        child.automaticallyMergesChangesFromParent = true
+        return child
+    }
+
+    /// The live children of this context.
+    public var childContexts: [ManagedObjectContext] {
+        childrenStorage.withLock { $0.compactMap(\.context) }
     }
 
     private static func makeQueue(_ type: ConcurrencyType, name: String?) -> DispatchQueue {
@@ -103,6 +133,13 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
         }
     }
 
+    /// The root of this context's chain (itself for a context on the coordinator).
+    var root: ManagedObjectContext {
+        var context = self
+        while let parent = context.parent { context = parent }
+        return context
+    }
+
     var debugName: String { name.map { "\"\($0)\"" } ?? "<unnamed \(ObjectIdentifier(self).debugDescription)>" }
 
     public var description: String {
@@ -110,6 +147,7 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
     }
 
     deinit {
+        for continuation in changeSubscribers.withLock({ Array($0.values) }) { continuation.finish() }
         persistentStoreCoordinator.rowCache.release(pendingRowReleases)
         // Objects still around outlive their context: detach them and drop their cache entries.
         let objects = registry.values
@@ -191,4 +229,11 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
         }
         return try result.get()
     }
+}
+
+/// A weak reference to a context (parents hold their children this way).
+struct WeakContext: @unchecked Sendable {
+    // @unchecked Sendable: a weak reference to a Sendable class; only read and cleared.
+    weak var context: ManagedObjectContext?
+    init(_ context: ManagedObjectContext) { self.context = context }
 }

@@ -15,6 +15,10 @@ public final class PersistentStoreCoordinator: Sendable {
     public let model: ManagedObjectModel
     let rowCache = RowCache()
     private let storage = Mutex<SQLiteStore?>(nil)
+    /// Temporary → permanent IDs of objects saved through this coordinator, so a context
+    /// that still refers to an object by its temporary ID (its re-keying is enqueued behind
+    /// the block it runs) saves it correctly.
+    private let permanentIDs = Mutex<[ObjectID: ObjectID]>([:])
 
     public init(model: ManagedObjectModel) {
         self.model = model
@@ -93,8 +97,19 @@ public final class PersistentStoreCoordinator: Sendable {
         return rows.map(\.0)
     }
 
+    func recordPermanentIDs(_ map: [ObjectID: ObjectID]) {
+        guard !map.isEmpty else { return }
+        permanentIDs.withLock { $0.merge(map) { _, new in new } }
+    }
+
+    func permanentID(for temporary: ObjectID) -> ObjectID? {
+        permanentIDs.withLock { $0[temporary] }
+    }
+
     func save(_ request: SaveRequest) throws -> SaveResult {
         let store = try requireStore()
+        var request = request
+        request.resolveTemporaryID = { [weak self] id in self?.permanentID(for: id) }
         let result = try store.save(request)
         rowCache.apply(written: result.written, deleted: result.deleted)
         for (id, row) in result.rolledBack {

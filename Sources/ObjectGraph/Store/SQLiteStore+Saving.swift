@@ -54,10 +54,23 @@ extension SQLiteStore {
                 result.permanentIDs[insert.id] = ObjectID(entityName: entity, key: .permanent(store: identifier, primaryKey: pk))
             }
         }
+        // Upserts: under the trump policies, an insert whose unique key already exists in the
+        // store becomes that row (ours updates it, or the store's row is adopted as is).
+        var upserts: [ObjectID: RowSnapshot] = [:]
+        let trumps: Set<MergePolicy> = [.mergeByPropertyObjectTrump, .mergeByPropertyStoreTrump, .overwrite, .rollback]
+        if trumps.contains(request.mergePolicy) {
+            for insert in request.inserts {
+                guard let entity = model.entity(named: insert.entity), !entity.uniquenessIndices.isEmpty,
+                      let (pk, row) = try existingRow(matchingUniqueKeysOf: insert.values, entity: entity, in: db)
+                else { continue }
+                result.permanentIDs[insert.id] = ObjectID(entityName: insert.entity, key: .permanent(store: identifier, primaryKey: pk))
+                upserts[insert.id] = row
+            }
+        }
         func permanent(_ id: ObjectID) throws -> ObjectID {
             if !id.isTemporaryID { return id }
-            guard let p = result.permanentIDs[id] else { throw SaveError.temporaryIDOutsideHierarchy(id) }
-            return p
+            if let p = result.permanentIDs[id] ?? request.resolveTemporaryID(id) { return p }
+            throw SaveError.temporaryIDOutsideHierarchy(id)
         }
         func resolved(_ values: [StoredValue]) throws -> [StoredValue] {
             var out = values
@@ -76,6 +89,17 @@ extension SQLiteStore {
             let table = table(for: entity)
             let id = try permanent(insert.id)
             let values = try resolved(insert.values)
+            if let existing = upserts[insert.id], let pk = id.primaryKey {
+                if request.mergePolicy == .mergeByPropertyStoreTrump || request.mergePolicy == .rollback {
+                    result.rolledBack[id] = existing      // the store's row wins; we adopt it
+                } else {
+                    guard try runUpdate(table, pk: pk, values: values, expected: existing.version, in: db) else {
+                        throw StoreError.busy(path: path, timeout: busyTimeout)
+                    }
+                    result.written[id] = RowSnapshot(values: values.map { Self.cacheable($0) }, version: existing.version + 1)
+                }
+                continue
+            }
             let statement = try db.statement(table.insertSQL)
             statement.bind(.int(id.primaryKey ?? 0), at: 1)
             for (n, column) in table.columns.enumerated() { statement.bind(values[column.index], at: Int32(n + 2)) }
@@ -158,6 +182,25 @@ extension SQLiteStore {
 
         if !conflicts.isEmpty { throw SaveError.mergeConflict(conflicts) }
         return result
+    }
+
+    /// The row whose values of some uniqueness constraint equal `values`', if any.
+    private func existingRow(matchingUniqueKeysOf values: [StoredValue], entity: EntityDescription,
+                             in db: SQLiteConnection) throws -> (Int64, RowSnapshot)? {
+        let table = table(for: entity)
+        for group in entity.uniquenessIndices {
+            let key = group.map { values[$0] }
+            if key.contains(where: \.isNull) { continue }
+            let condition = group.map { "t0.\(SQLSchema.quote(entity.properties[$0].name)) = ?" }.joined(separator: " AND ")
+            let statement = try db.statement("SELECT \(table.selectList) FROM \(table.table) t0 WHERE \(condition)")
+            defer { statement.reset() }
+            statement.bind(key)
+            if try statement.step() {
+                let (id, row) = table.snapshot(from: statement, store: identifier)
+                return (id.primaryKey ?? 0, row)
+            }
+        }
+        return nil
     }
 
     private func runUpdate(_ table: EntityTable, pk: Int64, values: [StoredValue], expected: Int64,

@@ -25,6 +25,8 @@ struct SaveRequest: Sendable {
     var updates: [Update] = []
     var deletes: [Delete] = []
     var mergePolicy: MergePolicy = .error
+    /// Permanent IDs of objects saved earlier whose temporary IDs a context still uses.
+    var resolveTemporaryID: @Sendable (ObjectID) -> ObjectID? = { _ in nil }
     var isEmpty: Bool { inserts.isEmpty && updates.isEmpty && deletes.isEmpty }
 }
 

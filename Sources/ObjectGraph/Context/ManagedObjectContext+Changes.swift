@@ -107,6 +107,7 @@ extension ManagedObjectContext {
         if object.isInsertedFlag {
             // Unregister: it never existed outside this context.
             registryLock.withLock { registry[object.objectID] = nil }
+            retained[object.objectID] = nil
         }
     }
 
@@ -243,6 +244,7 @@ extension ManagedObjectContext {
         ConcurrencyDebug.checkIfEnabled(self, "rollback()")
         for object in inserted.values {
             registryLock.withLock { registry[object.objectID] = nil }
+            retained[object.objectID] = nil
             object.managedObjectContext = nil
         }
         for object in changed.values {
@@ -275,6 +277,7 @@ extension ManagedObjectContext {
             registry.removeAll()
             aliases.removeAll()
         }
+        retained.removeAll()
         inserted.removeAll()
         insertionOrder.removeAll()
         changed.removeAll()

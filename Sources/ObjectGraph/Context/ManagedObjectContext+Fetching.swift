@@ -161,6 +161,7 @@ extension ManagedObjectContext {
             registryLock.withLock {
                 for object in created { registry[object.objectID] = Unmanaged.passUnretained(object) }
             }
+            if retainsRegisteredObjects { for object in created { retained[object.objectID] = object } }
         }
         if isRoot {
             persistentStoreCoordinator.rowCache.storeHeld(held)

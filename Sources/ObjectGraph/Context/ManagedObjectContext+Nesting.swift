@@ -53,6 +53,7 @@ extension ManagedObjectContext {
         }
         let deletedIDs = Set(deleted.keys)
         registryLock.withLock { for id in deletedIDs { registry[id] = nil } }
+        for id in deletedIDs { retained[id] = nil }
         for object in deleted.values { object.managedObjectContext = nil }
         inserted.removeAll()
         insertionOrder.removeAll()

@@ -75,6 +75,7 @@ extension ManagedObjectContext {
 
     func register(_ object: ManagedObject) {
         registryLock.withLock { registry[object.objectID] = Unmanaged.passUnretained(object) }
+        if retainsRegisteredObjects { retained[object.objectID] = object }
     }
 
     /// Called from `ManagedObject.deinit`.
@@ -120,6 +121,7 @@ extension ManagedObjectContext {
         for (object, permanent) in pairs where object.objectID != permanent {
             let old = object.objectID
             object.objectID = permanent
+            if retainsRegisteredObjects, let o = retained.removeValue(forKey: old) { retained[permanent] = o }
             guard movingPendingChanges else { continue }
             if let o = inserted.removeValue(forKey: old) { inserted[permanent] = o }
             if let o = changed.removeValue(forKey: old) { changed[permanent] = o }

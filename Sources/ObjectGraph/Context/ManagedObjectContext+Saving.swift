@@ -116,6 +116,7 @@ extension ManagedObjectContext {
         persistentStoreCoordinator.rowCache.storeHeld(newlyHeld)
         let deletedIDs = Set(deleted.keys)
         registryLock.withLock { for id in deletedIDs { registry[id] = nil } }
+        for id in deletedIDs { retained[id] = nil }
         for object in deleted.values {
             if object.holdsRowCacheEntry {
                 persistentStoreCoordinator.rowCache.release(object.objectID)

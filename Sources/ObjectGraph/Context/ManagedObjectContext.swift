@@ -62,6 +62,22 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
         set { mergeFromParentStorage.withLock { $0 = newValue } }
     }
 
+    /// Whether the context keeps every registered object alive (not just changed ones). A
+    /// scratchpad must: it remembers the parent's value of each property it read, which is
+    /// how a save finds that the parent changed it meanwhile. On by default for contexts made
+    /// with `newChildContext()`. Owned by the context's queue.
+    public var retainsRegisteredObjects = false {
+        didSet {
+            if retainsRegisteredObjects {
+                for object in registeredObjects { retained[object.objectID] = object }
+            } else {
+                retained.removeAll()
+            }
+        }
+    }
+    /// Strong references when `retainsRegisteredObjects` (queue-owned).
+    var retained: [ObjectID: ManagedObject] = [:]
+
     /// Children, held weakly, so saves can re-key and refresh them. Guarded by its mutex
     /// (children register from any thread).
     let childrenStorage = Mutex<[WeakContext]>([])
@@ -118,6 +134,7 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
     public func newChildContext(_ concurrencyType: ConcurrencyType = .privateQueue, name: String? = nil) -> ManagedObjectContext {
         let child = ManagedObjectContext(concurrencyType, parent: self, name: name)
         child.automaticallyMergesChangesFromParent = true
+        child.retainsRegisteredObjects = true
         return child
     }
 

@@ -35,6 +35,22 @@ public struct ChangeSet: Sendable, Hashable {
     }
 }
 
+extension ChangeSet {
+    /// The change set a `didSaveNotification` (or ObjectsDidChange) carries. `Notification`
+    /// is not `Sendable`; a change set is, so it can be handed to another context's queue:
+    ///
+    /// ```swift
+    /// let changes = ChangeSet(didSave: note)
+    /// main.perform { main.mergeChanges(changes) }
+    /// ```
+    public init(didSave notification: Notification) {
+        let info = notification.userInfo ?? [:]
+        func ids(_ key: ManagedObjectContext.ChangeKey) -> Set<ObjectID> { info[key.rawValue] as? Set<ObjectID> ?? [] }
+        self.init(origin: .save, context: (notification.object as? ManagedObjectContext)?.name,
+                  inserted: ids(.inserted), updated: ids(.updated), deleted: ids(.deleted))
+    }
+}
+
 extension ManagedObjectContext {
     /// The context's changes as they happen: an `AsyncSequence` of ``ChangeSet``s, for
     /// observers on any queue or task. Each call makes a new subscription; it ends when the

@@ -7,10 +7,14 @@ extension ManagedObjectContext {
     /// edits re-applied, inserted objects become reachable by fetches, and registered deleted
     /// objects report `isDeletedElsewhere`. Call it on this context's queue.
     public func mergeChanges(fromContextDidSave notification: Notification) {
-        let info = notification.userInfo ?? [:]
-        func ids(_ key: ChangeKey) -> Set<ObjectID> { info[key.rawValue] as? Set<ObjectID> ?? [] }
-        let source = (notification.object as? ManagedObjectContext)?.name
-        merge(inserted: ids(.inserted), updated: ids(.updated), deleted: ids(.deleted), origin: .merge, from: source)
+        mergeChanges(ChangeSet(didSave: notification))
+    }
+
+    /// Merges a change set saved elsewhere (see ``mergeChanges(fromContextDidSave:)``); the
+    /// `Sendable` form, for handing a save to another queue. Call it on this context's queue.
+    public func mergeChanges(_ changes: ChangeSet) {
+        merge(inserted: changes.inserted, updated: changes.updated, deleted: changes.deleted,
+              origin: changes.origin == .remote ? .remote : .merge, from: changes.context)
     }
 
     /// Merges changes saved by a context that is not on this process's hierarchy (or not in

@@ -19,6 +19,11 @@ let package = Package(
             .product(name: "ObjectGraph", package: "Invoices"),
             .product(name: "GRDB", package: "GRDB.swift"),
         ]),
+        // Nested contexts: a child's save into its parent, and the main queue during a child fetch.
+        .executableTarget(name: "nesting-bench", dependencies: [
+            "CSQLiteBench",
+            .product(name: "ObjectGraph", package: "Invoices"),
+        ]),
         // A bare C libmicrohttpd handler, the baseline for the WebServer benchmark.
         .target(name: "CBareMHD"),
         // WebServer routes against the bare handler, driven by wrk.

@@ -166,6 +166,10 @@ extension ManagedObjectContext {
         if isRoot {
             persistentStoreCoordinator.rowCache.storeHeld(held)
             persistentStoreCoordinator.rowCache.store(cachedOnly)
+        } else {
+            // A child's rows are the store's too: its ancestors fault them from the cache
+            // when the child saves into them.
+            persistentStoreCoordinator.rowCache.store(rows)
         }
         return result
     }

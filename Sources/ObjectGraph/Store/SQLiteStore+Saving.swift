@@ -114,7 +114,11 @@ extension SQLiteStore {
             let table = table(for: entity)
             var values = try resolved(update.values)
             var expected = update.expectedVersion
-            if try !runUpdate(table, pk: pk, values: values, expected: expected, in: db) {
+            let changedColumns = table.columns.indices.filter { n in
+                let i = table.columns[n].index
+                return i >= update.base.count || !ManagedObject.sameValue(update.values[i], update.base[i])
+            }
+            if try !runUpdate(table, pk: pk, values: values, expected: expected, only: changedColumns, in: db) {
                 // Conflict: the row changed or vanished since the context read it.
                 let theirs = try currentRow(pk: pk, table: table, in: db)
                 guard let theirs else {
@@ -203,11 +207,22 @@ extension SQLiteStore {
         return nil
     }
 
+    /// Writes the row if its version is still `expected`: every column, or only `columns`
+    /// (positions in `table.columns`), the ones the save changed.
     private func runUpdate(_ table: EntityTable, pk: Int64, values: [StoredValue], expected: Int64,
-                           in db: SQLiteConnection) throws -> Bool {
-        let statement = try db.statement(table.updateSQL)
-        for (n, column) in table.columns.enumerated() { statement.bind(values[column.index], at: Int32(n + 1)) }
-        let count = Int32(table.columns.count)
+                           only columns: [Int]? = nil, in db: SQLiteConnection) throws -> Bool {
+        let statement: SQLiteStatement
+        let written = columns ?? Array(table.columns.indices)
+        if columns == nil {
+            statement = try db.statement(table.updateSQL)
+        } else {
+            let assignments = written.map { ", \(table.columns[$0].name) = ?" }.joined()
+            statement = try db.statement("UPDATE \(table.table) SET _version = _version + 1\(assignments) WHERE _pk = ? AND _version = ?")
+        }
+        for (n, position) in written.enumerated() {
+            statement.bind(values[table.columns[position].index], at: Int32(n + 1))
+        }
+        let count = Int32(written.count)
         statement.bind(.int(pk), at: count + 1)
         statement.bind(.int(expected), at: count + 2)
         try statement.run()

@@ -57,11 +57,16 @@ extension ManagedObjectContext {
         } catch let error as StoreError {
             throw SaveError.storeFailure(error)
         }
-        persistentStoreCoordinator.recordPermanentIDs(result.permanentIDs)
+        // Descendants may still refer to the new objects by temporary ID until their
+        // re-keying block runs: the coordinator remembers the mapping for their saves.
+        let hasDescendants = !childContexts.isEmpty
+        if hasDescendants { persistentStoreCoordinator.recordPermanentIDs(result.permanentIDs) }
         didSaveToStore(result)
-        propagatePermanentIDs(result.permanentIDs)
-        notifyChildrenOfSave(inserted: Set(result.permanentIDs.values), updated: Set(result.written.keys),
-                             deleted: result.deleted, except: nil)
+        if hasDescendants {
+            propagatePermanentIDs(result.permanentIDs)
+            notifyChildrenOfSave(inserted: Set(result.permanentIDs.values), updated: Set(result.written.keys),
+                                 deleted: result.deleted, except: nil)
+        }
     }
 
     /// Brings the context in line with what the store wrote.

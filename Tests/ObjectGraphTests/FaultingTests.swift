@@ -70,7 +70,7 @@ import Testing
 
     @Test func fetchingManyObjectsRunsOneQueryAndReadingThemRunsNone() async throws {
         let coordinator = try TestStack.coordinator()
-        _ = try await seed(coordinator, clients: 2_000)
+        _ = try await seed(coordinator, clients: 100_000)
         let context = ManagedObjectContext(.privateQueue, coordinator: coordinator)
         try await context.perform {
             let before = coordinator.storeReadQueryCount

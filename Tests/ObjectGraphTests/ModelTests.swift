@@ -52,7 +52,8 @@ import Testing
     }
 
     @Test func theVersionHashIsStableAndChangesWithTheSchema() throws {
-        let again = try ManagedObjectModel(entities: [Client.self, Invoice.self, Tag.self, Project.self, TaskItem.self])
+        let again = try ManagedObjectModel(entities: [Client.self, Invoice.self, Tag.self, Project.self, TaskItem.self,
+                                                      Team.self, Member.self])
         #expect(again.versionHash == TestStack.model.versionHash)
         let smaller = try ManagedObjectModel(entities: [Project.self, TaskItem.self])
         #expect(smaller.versionHash != TestStack.model.versionHash)

@@ -180,3 +180,55 @@ final class LockedBox<Value: Sendable>: @unchecked Sendable {
     func get() -> Value { lock.withLock { value } }
     func set(_ newValue: Value) { lock.withLock { value = newValue } }
 }
+
+@Suite struct ConstraintTests {
+    @Test func toManyCountsAreCheckedAtSave() async throws {
+        let context = ManagedObjectContext(.privateQueue, coordinator: try TestStack.coordinator())
+        try await context.perform {
+            let team = Team(context: context)
+            team.title = "Empty"
+            do { try context.save(); Issue.record("expected too few members") }
+            catch let SaveError.validationFailed(failures) {
+                #expect(failures.map(\.code) == [.relationshipLacksMinimumCount])
+            }
+            for n in 0..<4 {
+                let member = Member(context: context)
+                member.first = "M\(n)"
+                member.last = "X"
+                member.team = team
+            }
+            do { try context.save(); Issue.record("expected too many members") }
+            catch let SaveError.validationFailed(failures) {
+                #expect(failures.map(\.code) == [.relationshipExceedsMaximumCount])
+                #expect(failures.first?.message == "Members allows at most 3 (has 4).")
+            }
+            if let extra = team.members.first(where: { $0.first == "M3" }) { context.delete(extra) }
+            try context.save()
+        }
+    }
+
+    @Test func aCompoundUniquenessConstraintComparesTheAttributesTogether() async throws {
+        let context = ManagedObjectContext(.privateQueue, coordinator: try TestStack.coordinator())
+        try await context.perform {
+            let team = Team(context: context)
+            team.title = "T"
+            for (first, last) in [("Ada", "Lovelace"), ("Ada", "Byron"), ("Grace", "Lovelace")] {
+                let member = Member(context: context)
+                member.first = first
+                member.last = last
+                member.team = team
+            }
+            try context.save()      // same first or same last alone is fine
+            let clash = Member(context: context)
+            clash.first = "Ada"
+            clash.last = "Lovelace"
+            clash.team = Team(context: context)
+            clash.team?.title = "Other"
+            do { try context.save(); Issue.record("expected a uniqueness violation") }
+            catch let SaveError.uniquenessViolation(entity, properties, _) {
+                #expect(entity == "Member")
+                #expect(properties == ["first", "last"])
+            }
+        }
+    }
+}

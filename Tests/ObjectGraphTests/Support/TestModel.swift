@@ -55,10 +55,24 @@ final class TaskItem: ManagedObject {
     @Relationship var parentTask: TaskItem?
 }
 
+/// A team needs between one and three members; a member's (first, last) name is unique.
+final class Team: ManagedObject {
+    @Attribute var title: String
+    @Relationship(inverse: \Member.team, minCount: 1, maxCount: 3) var members: Set<Member>
+}
+
+final class Member: ManagedObject {
+    @Attribute var first: String
+    @Attribute var last: String
+    @Relationship var team: Team?
+    override class var uniquenessConstraints: [[AnyKeyPath]] { [[\Member.first, \Member.last]] }
+}
+
 enum TestStack {
     static let model: ManagedObjectModel = {
         do {
-            return try ManagedObjectModel(entities: [Client.self, Invoice.self, Tag.self, Project.self, TaskItem.self])
+            return try ManagedObjectModel(entities: [Client.self, Invoice.self, Tag.self, Project.self, TaskItem.self,
+                                                 Team.self, Member.self])
         } catch {
             fatalError("test model: \(error)")
         }

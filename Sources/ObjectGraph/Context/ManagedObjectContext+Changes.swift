@@ -299,19 +299,6 @@ extension ManagedObjectContext {
             object.lifecycle = .fault
             return
         }
-        var local: [Int: StoredValue] = [:]
-        for i in object.values.indices where i < object.baseValues.count && object.values[i] != object.baseValues[i] {
-            local[i] = object.values[i]
-        }
-        let snapshot: RowSnapshot?
-        if let parent {
-            snapshot = parent.snapshotForChild(object.objectID)
-        } else {
-            snapshot = try? persistentStoreCoordinator.freshSnapshot(for: object.objectID, entity: object.entity)
-        }
-        guard let snapshot else { markDeletedElsewhere(object); return }
-        fill(object, with: snapshot)
-        for (i, value) in local { object.values[i] = value }
-        if !local.isEmpty { changed[object.objectID] = object }
+        refreshKeepingLocalEdits(object)
     }
 }

@@ -6,10 +6,7 @@ extension SQLiteStore {
     func fetchRows(_ entity: EntityDescription, where condition: SQLFragment?, orderBy: String?,
                    limit: Int?, offset: Int) throws -> [(ObjectID, RowSnapshot)] {
         let table = table(for: entity)
-        let sql = "SELECT \(table.selectList) FROM \(table.table) t0"
-            + (condition.map { " WHERE \($0.sql)" } ?? "")
-            + (orderBy.map { " ORDER BY \($0)" } ?? "")
-            + Self.limitClause(limit: limit, offset: offset)
+        let sql = Self.select(table.selectList, from: table, where: condition, orderBy: orderBy, limit: limit, offset: offset)
         readQueryCount.add(1, ordering: .relaxed)
         return try pool.read { db in
             let statement = try db.statement(sql)
@@ -27,10 +24,7 @@ extension SQLiteStore {
     func fetchIDs(_ entity: EntityDescription, where condition: SQLFragment?, orderBy: String?,
                   limit: Int?, offset: Int) throws -> [ObjectID] {
         let table = table(for: entity)
-        let sql = "SELECT t0._pk FROM \(table.table) t0"
-            + (condition.map { " WHERE \($0.sql)" } ?? "")
-            + (orderBy.map { " ORDER BY \($0)" } ?? "")
-            + Self.limitClause(limit: limit, offset: offset)
+        let sql = Self.select("t0._pk", from: table, where: condition, orderBy: orderBy, limit: limit, offset: offset)
         readQueryCount.add(1, ordering: .relaxed)
         return try pool.read { db in
             let statement = try db.statement(sql)
@@ -96,6 +90,14 @@ extension SQLiteStore {
             while try statement.step() { rows.append(table.snapshot(from: statement, store: identifier)) }
             return rows
         }
+    }
+
+    static func select(_ columns: String, from table: EntityTable, where condition: SQLFragment?,
+                       orderBy: String?, limit: Int?, offset: Int) -> String {
+        "SELECT \(columns) FROM \(table.table) t0"
+            + (condition.map { " WHERE \($0.sql)" } ?? "")
+            + (orderBy.map { " ORDER BY \($0)" } ?? "")
+            + limitClause(limit: limit, offset: offset)
     }
 
     static func limitClause(limit: Int?, offset: Int) -> String {

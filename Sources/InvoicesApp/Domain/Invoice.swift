@@ -1,0 +1,74 @@
+import Foundation
+import ObjectGraph
+
+/// An invoice to a client, in one currency.
+///
+/// Rules checked at save: an identifier (unique), an amount of at least 0 with no more
+/// decimals than its currency's minor units, an ISO 4217 currency from ``Currency/all``
+/// that has minor units, a due date not before the issue date, and a client.
+///
+/// Dates are days: midnight UTC of the day (see ``CalendarDay``).
+public final class Invoice: ManagedObject {
+    /// The invoice number printed on it ("INV-2025-00042"); unique.
+    @Attribute(.required, .unique, .maxLength(64)) public var identifier: String
+    @Attribute(.minimum(0)) public var amount: Decimal = 0
+    /// An ISO 4217 code, upper case.
+    @Attribute(.required) public var currency: String = "EUR"
+    @Attribute(.maxLength(2000)) public var notes: String?
+    @Attribute public var status: InvoiceStatus = .draft
+    @Attribute public var issueDate: Date = CalendarDay.today.date
+    @Attribute public var dueDate: Date = CalendarDay.today.adding(days: 30).date
+    @Relationship(isRequired: true) public var client: Client?
+
+    /// The amount with its currency.
+    public var money: Money { Money(amount: amount, currency: currency) }
+
+    /// The issue date as a day.
+    public var issueDay: CalendarDay {
+        get { CalendarDay(issueDate) }
+        set { issueDate = newValue.date }
+    }
+
+    /// The due date as a day.
+    public var dueDay: CalendarDay {
+        get { CalendarDay(dueDate) }
+        set { dueDate = newValue.date }
+    }
+
+    /// Whether the invoice is sent, unpaid and its due date has passed on `today`.
+    /// Derived, never stored: an invoice becomes overdue without being saved.
+    public func isOverdue(on today: CalendarDay = .today) -> Bool {
+        Self.isOverdue(status: status, dueDay: dueDay, today: today)
+    }
+
+    /// The rule itself, for values read out of a context: sent, and due before `today`.
+    public static func isOverdue(status: InvoiceStatus, dueDay: CalendarDay, today: CalendarDay) -> Bool {
+        status == .sent && dueDay < today
+    }
+
+    public override func validate() -> [ValidationFailure] {
+        var failures: [ValidationFailure] = []
+        if let known = Currency.named(currency) {
+            if let minorUnits = known.minorUnits {
+                if amount.decimalPlaces > minorUnits {
+                    failures.append(ValidationFailure(
+                        property: "amount",
+                        message: "Amount has more decimal places than \(currency) allows (\(minorUnits))."))
+                }
+            } else {
+                failures.append(ValidationFailure(
+                    property: "currency",
+                    message: "\(currency) (\(known.name)) has no minor unit in ISO 4217 and cannot be used for invoices."))
+            }
+        } else if !currency.trimmingCharacters(in: .whitespaces).isEmpty {
+            failures.append(ValidationFailure(
+                property: "currency",
+                message: "Currency \"\(currency)\" is not an ISO 4217 code; use a code such as EUR, USD or JPY."))
+        }
+        if dueDate < issueDate {
+            failures.append(ValidationFailure(
+                property: "dueDate", message: "Due date must not be before the issue date."))
+        }
+        return failures
+    }
+}

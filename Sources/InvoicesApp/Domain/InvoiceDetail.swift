@@ -1,0 +1,61 @@
+import Foundation
+import ObjectGraph
+
+/// An invoice as its page (and its print layout) shows it, with the client's address.
+/// `Sendable`, and `Codable` for `/invoices/{id}.json`.
+public struct InvoiceDetail: Sendable, Hashable, Codable, Identifiable {
+    public let summary: InvoiceSummary
+    public let notes: String?
+    /// The client the invoice is addressed to.
+    public let client: ClientAddress
+    /// Days past the due date for an overdue invoice, else nil.
+    public let daysOverdue: Int?
+
+    public var id: Int64 { summary.id }
+
+    /// Reads the invoice and its client. Call it on the invoice's context queue.
+    public init(_ invoice: Invoice, today: CalendarDay = .today) {
+        summary = InvoiceSummary(invoice, today: today)
+        notes = invoice.notes
+        client = invoice.client.map(ClientAddress.init) ?? ClientAddress.unknown
+        daysOverdue = summary.isOverdue ? summary.dueDate.days(until: today) : nil
+    }
+}
+
+/// The name and address lines of a client, as printed on an invoice.
+public struct ClientAddress: Sendable, Hashable, Codable {
+    public let id: Int64
+    public let name: String
+    public let email: String?
+    public let number: String?
+    public let street: String?
+    public let zip: String?
+    public let city: String?
+    public let country: String?
+
+    /// Reads the client's values. Call it on the client's context queue.
+    public init(_ client: Client) {
+        id = client.objectID.primaryKey ?? 0
+        name = client.name
+        email = client.email
+        number = client.number
+        street = client.street
+        zip = client.zip
+        city = client.city
+        country = client.country
+    }
+
+    init(id: Int64, name: String) {
+        self.id = id
+        self.name = name
+        email = nil; number = nil; street = nil; zip = nil; city = nil; country = nil
+    }
+
+    static let unknown = ClientAddress(id: 0, name: "")
+
+    /// The non-empty address lines, in postal order: street, "zip city", country.
+    public var lines: [String] {
+        let cityLine = [zip, city].compactMap { $0 }.joined(separator: " ")
+        return [street, cityLine.isEmpty ? nil : cityLine, country].compactMap { $0 }
+    }
+}

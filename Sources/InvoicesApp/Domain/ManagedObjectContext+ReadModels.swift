@@ -1,0 +1,188 @@
+import Foundation
+import ObjectGraph
+
+/// The reads pages make, each returning `Sendable` values built inside the context's block.
+///
+/// Call them on the context's queue, normally the main context's:
+/// ```swift
+/// let page = try await main.perform { try main.clientPage(ClientQuery(search: "acme")) }
+/// ```
+/// (``InvoicesStack`` has `async` wrappers that do exactly that.)
+///
+/// Cost, by design: a list page runs two bounded queries, a `COUNT` and a `LIMIT`ed fetch
+/// (`pageSize` rows), plus for invoices at most one look-up per distinct client on the page
+/// (by primary key, usually answered by the row cache). An unfiltered list counts without a
+/// `WHERE`. Sorting by identifier (the unique index) lets SQLite stop after one page; other
+/// columns have no index in ObjectGraph yet, so SQLite sorts the matching rows with a top-N
+/// sorter (one pass over the table). A list filtered by client walks the client's invoices
+/// (one indexed query on the foreign key) and filters, sorts and pages them in memory.
+extension ManagedObjectContext {
+    // MARK: Clients
+
+    /// One page of clients, searched and sorted as `query` says.
+    /// - Throws: `FetchError` when the store cannot be read.
+    public func clientPage(_ query: ClientQuery) throws -> Page<ClientSummary> {
+        let list = query.list
+        var request = FetchRequest<Client>(predicate: Self.clientPredicate(search: list.search),
+                                           sortBy: Self.clientSort(list.sort, descending: list.descending))
+        let total = try count(for: request)
+        let page = min(list.page, Page<ClientSummary>.pageCount(totalCount: total, pageSize: list.pageSize))
+        request.fetchLimit = list.pageSize
+        request.fetchOffset = (page - 1) * list.pageSize
+        let items = try fetch(request).map(ClientSummary.init)
+        return Page(items: items, totalCount: total, page: page, pageSize: list.pageSize)
+    }
+
+    /// The client with this primary key and its invoices; nil when there is none.
+    public func clientDetail(id: Int64, today: CalendarDay = .today) throws -> ClientDetail? {
+        guard let client = try existingObject(Client.self, primaryKey: id) else { return nil }
+        return ClientDetail(client, today: today)
+    }
+
+    // MARK: Invoices
+
+    /// One page of invoices, searched, filtered and sorted as `query` says. "Overdue" is
+    /// decided against `today`.
+    /// - Throws: `FetchError` when the store cannot be read.
+    public func invoicePage(_ query: InvoiceQuery, today: CalendarDay = .today) throws -> Page<InvoiceSummary> {
+        let list = query.list
+        let predicate = Self.invoicePredicate(query, today: today)
+        let sort = Self.invoiceSort(list.sort, descending: list.descending)
+        if let clientID = query.clientID {
+            return try invoicePage(ofClient: clientID, predicate: predicate, sort: sort, list: list, today: today)
+        }
+        var request = FetchRequest<Invoice>(predicate: predicate, sortBy: sort)
+        let total = try count(for: request)
+        let page = min(list.page, Page<InvoiceSummary>.pageCount(totalCount: total, pageSize: list.pageSize))
+        request.fetchLimit = list.pageSize
+        request.fetchOffset = (page - 1) * list.pageSize
+        let items = try fetch(request).map { InvoiceSummary($0, today: today) }
+        return Page(items: items, totalCount: total, page: page, pageSize: list.pageSize)
+    }
+
+    /// The invoice with this primary key; nil when there is none.
+    public func invoiceDetail(id: Int64, today: CalendarDay = .today) throws -> InvoiceDetail? {
+        guard let invoice = try existingObject(Invoice.self, primaryKey: id) else { return nil }
+        return InvoiceDetail(invoice, today: today)
+    }
+
+    /// Every invoice of the list, filters and sort applied, without paging (for the CSV
+    /// export of the current list).
+    public func invoiceSummaries(_ query: InvoiceQuery, today: CalendarDay = .today) throws -> [InvoiceSummary] {
+        var all = query
+        all.list.page = 1
+        all.list.pageSize = Int.max / 2
+        let predicate = Self.invoicePredicate(query, today: today)
+        let sort = Self.invoiceSort(query.list.sort, descending: query.list.descending)
+        if let clientID = query.clientID {
+            return try invoicePage(ofClient: clientID, predicate: predicate, sort: sort, list: all.list, today: today).items
+        }
+        return try fetch(FetchRequest<Invoice>(predicate: predicate, sortBy: sort)).map { InvoiceSummary($0, today: today) }
+    }
+
+    /// A client's invoices, filtered, sorted and paged in memory: one query on the foreign key
+    /// instead of a predicate ObjectGraph cannot express (a to-one compared with an object).
+    private func invoicePage(ofClient clientID: Int64, predicate: Predicate<Invoice>?,
+                             sort: [SortDescriptor<Invoice>], list: ListParameters<InvoiceSortKey>,
+                             today: CalendarDay) throws -> Page<InvoiceSummary> {
+        guard let client = try existingObject(Client.self, primaryKey: clientID) else {
+            return Page(items: [], totalCount: 0, page: 1, pageSize: list.pageSize)
+        }
+        var invoices = Array(client.invoices)
+        if let predicate {
+            invoices = invoices.filter { (try? predicate.evaluate($0)) ?? false }
+        }
+        invoices.sort { a, b in
+            for descriptor in sort {
+                switch descriptor.compare(a, b) {
+                case .orderedAscending: return true
+                case .orderedDescending: return false
+                case .orderedSame: continue
+                }
+            }
+            return (a.objectID.primaryKey ?? .max) < (b.objectID.primaryKey ?? .max)
+        }
+        let total = invoices.count
+        let page = min(list.page, Page<InvoiceSummary>.pageCount(totalCount: total, pageSize: list.pageSize))
+        let start = min(total, (page - 1) * list.pageSize)
+        let end = min(total, start + list.pageSize)
+        let items = invoices[start..<end].map { InvoiceSummary($0, today: today) }
+        return Page(items: Array(items), totalCount: total, page: page, pageSize: list.pageSize)
+    }
+
+    // MARK: Building requests
+
+    /// Looks up an object by primary key; nil when the row does not exist.
+    func existingObject<T: ManagedObject>(_ type: T.Type, primaryKey: Int64) throws -> T? {
+        guard let id = persistentStoreCoordinator.managedObjectID(for: type, primaryKey: primaryKey) else { return nil }
+        do {
+            return try existingObject(with: id, as: type)
+        } catch ContextError.objectNotFound {
+            return nil
+        }
+    }
+
+    static func clientPredicate(search: String?) -> Predicate<Client>? {
+        guard let term = search else { return nil }
+        return #Predicate<Client> { client in
+            client.name.localizedStandardContains(term)
+                || client.email?.localizedStandardContains(term) == true
+                || client.number?.localizedStandardContains(term) == true
+        }
+    }
+
+    /// Text sorts by code point (upper case before lower case). ObjectGraph would sort
+    /// case-insensitively (`COLLATE NOCASE`) for any string comparator other than `.lexical`,
+    /// but on Linux `String.StandardComparator` offers only `.lexical`.
+    static func clientSort(_ key: ClientSortKey, descending: Bool) -> [SortDescriptor<Client>] {
+        let order: SortOrder = descending ? .reverse : .forward
+        switch key {
+        case .name: return [SortDescriptor(\Client.name, order: order)]
+        case .email: return [SortDescriptor(\Client.email, order: order)]
+        case .number: return [SortDescriptor(\Client.number, order: order)]
+        case .city: return [SortDescriptor(\Client.city, order: order), SortDescriptor(\Client.name)]
+        case .country: return [SortDescriptor(\Client.country, order: order), SortDescriptor(\Client.name)]
+        case .createdAt: return [SortDescriptor(\Client.createdAt, order: order)]
+        }
+    }
+
+    /// The filters and search the query turns on, as one predicate (see
+    /// ``PredicateComposition``); nil when none is on.
+    static func invoicePredicate(_ query: InvoiceQuery, today: CalendarDay) -> Predicate<Invoice>? {
+        typealias P = PredicateComposition<Invoice>
+        var parts: [P.Part] = []
+        if let term = query.list.search {
+            parts.append(P.any([P.contains(\Invoice.identifier, term), P.contains(\Invoice.notes, term),
+                                P.contains(\Invoice.client, \Client.name, term)]))
+        }
+        if let status = query.status {
+            parts.append(P.equal(\Invoice.status, status.status))
+            if status == .overdue { parts.append(P.compare(\Invoice.dueDate, .lessThan, today.date)) }
+        }
+        if let currency = query.currency { parts.append(P.equal(\Invoice.currency, currency)) }
+        if let from = query.issuedFrom { parts.append(P.compare(\Invoice.issueDate, .greaterThanOrEqual, from.date)) }
+        if let through = query.issuedThrough {
+            parts.append(P.compare(\Invoice.issueDate, .lessThan, through.adding(days: 1).date))
+        }
+        return P.all(parts)
+    }
+
+    static func invoiceSort(_ key: InvoiceSortKey, descending: Bool) -> [SortDescriptor<Invoice>] {
+        let order: SortOrder = descending ? .reverse : .forward
+        switch key {
+        case .identifier: return [SortDescriptor(\Invoice.identifier, comparator: .lexical, order: order)]
+        case .client: return [SortDescriptor(\Invoice.client?.name, order: order),
+                              SortDescriptor(\Invoice.identifier, comparator: .lexical)]
+        case .amount: return [SortDescriptor(\Invoice.amount, order: order),
+                              SortDescriptor(\Invoice.identifier, comparator: .lexical)]
+        case .currency: return [SortDescriptor(\Invoice.currency, comparator: .lexical, order: order),
+                                SortDescriptor(\Invoice.identifier, comparator: .lexical)]
+        case .status: return [SortDescriptor(\Invoice.status, order: order),
+                              SortDescriptor(\Invoice.identifier, comparator: .lexical)]
+        case .issueDate: return [SortDescriptor(\Invoice.issueDate, order: order),
+                                 SortDescriptor(\Invoice.identifier, comparator: .lexical, order: order)]
+        case .dueDate: return [SortDescriptor(\Invoice.dueDate, order: order),
+                               SortDescriptor(\Invoice.identifier, comparator: .lexical)]
+        }
+    }
+}

@@ -1,0 +1,222 @@
+import Foundation
+import ObjectGraph
+
+/// One batch of an import, inside one block of the import context: makes the objects of the
+/// rows, checks them with the model's rules, saves, and gives back values only.
+///
+/// A row is all or nothing: when its invoice or the client it created fails validation,
+/// both are removed before the save, and the row is reported. Rules only the save checks
+/// (required values, lengths, uniqueness against rows another process inserted meanwhile)
+/// are handled by removing the rows the save names and saving again.
+struct BatchImport {
+    let context: ManagedObjectContext
+    var state: BatchState
+    private var outcome: BatchOutcome
+
+    /// The accepted rows, by line.
+    private var accepted: [Int: Accepted] = [:]
+
+    private struct Accepted {
+        let row: InvoiceCSVRow
+        let invoice: Invoice
+        let client: Client
+        let origin: ClientOrigin
+    }
+
+    private enum ClientOrigin {
+        /// In the store before the import began.
+        case existing
+        /// Created by an earlier batch of this import.
+        case createdEarlier
+        /// Created by this batch (removed again if all its rows are withdrawn).
+        case createdInBatch
+    }
+
+    init(context: ManagedObjectContext, state: BatchState) {
+        self.context = context
+        self.state = state
+        self.outcome = BatchOutcome(state: state)
+    }
+
+    mutating func run(_ rows: [InvoiceCSVRow], importedBefore: Int) throws(ImportError) -> BatchOutcome {
+        let existing: Set<String>
+        do { existing = try existingIdentifiers(rows.map(\.identifier)) } catch {
+            throw .store(reason: "\(error)", importedBefore: importedBefore)
+        }
+        for row in rows { add(row, existing: existing) }
+        try save(importedBefore: importedBefore)
+
+        var permanent: [ObjectID: ObjectID] = [:]
+        for item in accepted.values.sorted(by: { $0.row.line < $1.row.line }) {
+            outcome.changes.inserted.insert(item.invoice.objectID)
+            state.importedIdentifiers[item.row.identifier] = item.row.line
+            switch item.origin {
+            case .existing:
+                outcome.matchedClients.insert(item.client.objectID)
+            case .createdEarlier:
+                outcome.changes.updated.insert(item.client.objectID)
+            case .createdInBatch:
+                if !outcome.changes.inserted.contains(item.client.objectID) {
+                    outcome.changes.inserted.insert(item.client.objectID)
+                    outcome.createdClients.append(item.client.name)
+                    state.createdClientIDs.insert(item.client.objectID)
+                }
+            }
+        }
+        for (old, client) in createdClients { permanent[old] = client.objectID }
+        state.directory.replace(permanent)
+        outcome.imported = accepted.count
+        outcome.state = state
+        return outcome
+    }
+
+    /// Clients created in this batch, by the temporary ID the directory knows them by.
+    private var createdClients: [ObjectID: Client] = [:]
+
+    // MARK: Rows
+
+    private mutating func add(_ row: InvoiceCSVRow, existing: Set<String>) {
+        if existing.contains(row.identifier) {
+            return skip(row.line, "An invoice with identifier \(row.identifier) already exists.")
+        }
+        if let line = state.importedIdentifiers[row.identifier] {
+            return skip(row.line, "Identifier \(row.identifier) is already used on line \(line).")
+        }
+        let client: Client
+        var origin = ClientOrigin.existing
+        switch state.directory.match(email: row.client.email, name: row.client.name) {
+        case .existing(let id):
+            if let new = createdClients[id] {
+                client = new
+                origin = .createdInBatch
+            } else {
+                guard let found = try? context.existingObject(with: id, as: Client.self) else {
+                    return skip(row.line, "Its client was deleted while the import ran; import the row again.")
+                }
+                client = found
+                if state.createdClientIDs.contains(id) { origin = .createdEarlier }
+            }
+        case .ambiguous(let count):
+            return skip(row.line, "Client name \"\(row.client.name ?? "")\" matches \(count) clients; add client_email to choose one.")
+        case .none:
+            guard let name = row.client.name else {
+                return skip(row.line, "No client has the email \(row.client.email ?? ""); add client_name to create one.")
+            }
+            client = Client(context: context)
+            client.name = name
+            client.email = row.client.email
+            client.number = row.client.number
+            client.street = row.client.street
+            client.zip = row.client.zip
+            client.city = row.client.city
+            client.country = row.client.country
+            origin = .createdInBatch
+        }
+        let invoice = Invoice(context: context)
+        invoice.identifier = row.identifier
+        invoice.amount = row.amount
+        invoice.currency = row.currency
+        invoice.status = row.status
+        invoice.issueDay = row.issueDate
+        invoice.dueDay = row.dueDate
+        invoice.notes = row.notes
+        invoice.client = client
+
+        let isNewClient = origin == .createdInBatch && createdClients[client.objectID] == nil
+        let failures = invoice.validate() + (isNewClient ? client.validate() : [])
+        if !failures.isEmpty {
+            context.delete(invoice)
+            if isNewClient { context.delete(client) }
+            return skip(row.line, failures.map(\.message))
+        }
+        if isNewClient {
+            createdClients[client.objectID] = client
+            state.directory.add(client.objectID, name: client.name, email: client.email)
+        }
+        state.importedIdentifiers[row.identifier] = row.line
+        accepted[row.line] = Accepted(row: row, invoice: invoice, client: client, origin: origin)
+    }
+
+    private mutating func skip(_ line: Int, _ reasons: String...) { skip(line, reasons) }
+
+    private mutating func skip(_ line: Int, _ reasons: [String]) {
+        outcome.skipped.append(.init(line: line, reasons: reasons))
+    }
+
+    /// Removes an accepted row's objects (and its new client when no other row uses it).
+    private mutating func withdraw(_ line: Int, reasons: [String]) {
+        guard let item = accepted.removeValue(forKey: line) else { return }
+        context.delete(item.invoice)
+        state.importedIdentifiers[item.row.identifier] = nil
+        if item.origin == .createdInBatch && !accepted.values.contains(where: { $0.client === item.client }) {
+            state.directory.remove(item.client.objectID, name: item.client.name, email: item.client.email)
+            createdClients[item.client.objectID] = nil
+            context.delete(item.client)
+        }
+        skip(line, reasons)
+    }
+
+    // MARK: Store
+
+    private func existingIdentifiers(_ identifiers: [String]) throws -> Set<String> {
+        let request = FetchRequest<Invoice>(predicate: #Predicate { identifiers.contains($0.identifier) })
+        return Set(try context.fetch(request).map(\.identifier))
+    }
+
+    /// Saves, withdrawing the rows a failed save names, until it succeeds or fails for a
+    /// reason no row explains.
+    private mutating func save(importedBefore: Int) throws(ImportError) {
+        while true {
+            do {
+                try context.save()
+                return
+            } catch SaveError.validationFailed(let failures) {
+                var reasonsByLine: [Int: [String]] = [:]
+                for failure in failures {
+                    for item in accepted.values where item.invoice.objectID == failure.objectID
+                        || (item.origin == .createdInBatch && item.client.objectID == failure.objectID) {
+                        let prefix = item.invoice.objectID == failure.objectID ? "" : "Client: "
+                        reasonsByLine[item.row.line, default: []].append(prefix + failure.message)
+                    }
+                }
+                guard !reasonsByLine.isEmpty else {
+                    throw .store(reason: SaveError.validationFailed(failures).description, importedBefore: importedBefore)
+                }
+                for (line, reasons) in reasonsByLine { withdraw(line, reasons: reasons) }
+            } catch SaveError.uniquenessViolation(let entity, let properties, let message) {
+                // Another process inserted the same identifier or email since the batch began.
+                let clashing = clashingLines(entity: entity, properties: properties)
+                guard !clashing.isEmpty else {
+                    throw .store(reason: "Another \(entity) already has this \(properties.joined(separator: ", ")) (\(message)).",
+                                 importedBefore: importedBefore)
+                }
+                for (line, reason) in clashing { withdraw(line, reasons: [reason]) }
+            } catch {
+                throw .store(reason: "\(error)", importedBefore: importedBefore)
+            }
+        }
+    }
+
+    /// The accepted rows whose identifier or new client's email the store now has.
+    private func clashingLines(entity: String, properties: [String]) -> [(Int, String)] {
+        var result: [(Int, String)] = []
+        if entity == "Invoice" {
+            let identifiers = accepted.values.map(\.row.identifier)
+            let taken = (try? existingIdentifiers(identifiers)) ?? []
+            for item in accepted.values where taken.contains(item.row.identifier) {
+                result.append((item.row.line, "An invoice with identifier \(item.row.identifier) already exists."))
+            }
+        } else if entity == "Client" {
+            let emails = accepted.values.filter { $0.origin == .createdInBatch }.compactMap(\.client.email)
+            let request = FetchRequest<Client>(predicate: #Predicate { client in
+                client.email.flatMap { emails.contains($0) } == true
+            })
+            let taken = Set(((try? context.fetch(request)) ?? []).filter { !$0.isInserted }.compactMap(\.email))
+            for item in accepted.values where item.origin == .createdInBatch && item.client.email.map(taken.contains) == true {
+                result.append((item.row.line,
+                               "Another client already has the email \(item.client.email ?? ""); import the row again to attach it to that client."))
+            }
+        }
+        return result
+    }
+}

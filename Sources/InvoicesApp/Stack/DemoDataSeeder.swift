@@ -1,0 +1,60 @@
+import Foundation
+import ObjectGraph
+
+extension DemoData {
+    /// Inserts the demo data into `context` and saves, unless the store already has a
+    /// client. Use a root context (an import context), so the data reaches the file.
+    ///
+    /// - Returns: the IDs of what was inserted (for ``InvoicesStack/mergeImportSave(_:)``),
+    ///   or nil when the store was not empty and nothing was done.
+    /// - Throws: `FetchError` or `SaveError` from the store.
+    public func seedIfEmpty(_ context: ManagedObjectContext) async throws -> SavedChanges? {
+        let data = self
+        return try await context.perform { () throws -> SavedChanges? in
+            guard try context.count(for: FetchRequest<Client>()) == 0 else { return nil }
+            var clients: [Client] = []
+            clients.reserveCapacity(data.clients.count)
+            for record in data.clients {
+                let client = Client(context: context)
+                client.name = record.name
+                client.email = record.email
+                client.number = record.number
+                client.street = record.street
+                client.zip = record.zip
+                client.city = record.city
+                client.country = record.country
+                client.createdAt = record.createdAt
+                clients.append(client)
+            }
+            var invoices: [Invoice] = []
+            invoices.reserveCapacity(data.invoices.count)
+            for record in data.invoices {
+                let invoice = Invoice(context: context)
+                invoice.identifier = record.identifier
+                invoice.amount = record.amount
+                invoice.currency = record.currency
+                invoice.status = record.status
+                invoice.issueDay = record.issueDate
+                invoice.dueDay = record.dueDate
+                invoice.notes = record.notes
+                invoice.client = clients[record.clientIndex]
+                invoices.append(invoice)
+            }
+            try context.save()
+            return SavedChanges(inserted: Set(clients.map(\.objectID) + invoices.map(\.objectID)))
+        }
+    }
+}
+
+extension InvoicesStack {
+    /// Fills an empty database with ``DemoData/standard(today:)`` through an import context,
+    /// then merges it into writer and main. What `invoices serve` does unless `--no-demo-data`.
+    /// - Returns: whether data was inserted (false when the database already had clients).
+    @discardableResult
+    public func seedDemoDataIfEmpty(_ data: DemoData = .standard()) async throws -> Bool {
+        let context = newImportContext(name: "demo data")
+        guard let changes = try await data.seedIfEmpty(context) else { return false }
+        await mergeImportSave(changes)
+        return true
+    }
+}

@@ -1,0 +1,37 @@
+import Foundation
+import ObjectGraph
+
+/// The reads pages make, on the main context, as `async` calls returning `Sendable` values.
+/// Each is one block on the main queue: the page model is read there, and rendering happens
+/// off the queue.
+extension InvoicesStack {
+    /// One page of the client list.
+    public func clientPage(_ query: ClientQuery) async throws -> Page<ClientSummary> {
+        let main = self.main
+        return try await main.perform { try main.clientPage(query) }
+    }
+
+    /// A client's page; nil when no client has this primary key.
+    public func clientDetail(id: Int64, today: CalendarDay = .today) async throws -> ClientDetail? {
+        let main = self.main
+        return try await main.perform { try main.clientDetail(id: id, today: today) }
+    }
+
+    /// One page of the invoice list.
+    public func invoicePage(_ query: InvoiceQuery, today: CalendarDay = .today) async throws -> Page<InvoiceSummary> {
+        let main = self.main
+        return try await main.perform { try main.invoicePage(query, today: today) }
+    }
+
+    /// An invoice's page; nil when no invoice has this primary key.
+    public func invoiceDetail(id: Int64, today: CalendarDay = .today) async throws -> InvoiceDetail? {
+        let main = self.main
+        return try await main.perform { try main.invoiceDetail(id: id, today: today) }
+    }
+
+    /// Every invoice of a list, without paging: the CSV export of the current list.
+    public func invoiceSummaries(_ query: InvoiceQuery, today: CalendarDay = .today) async throws -> [InvoiceSummary] {
+        let main = self.main
+        return try await main.perform { try main.invoiceSummaries(query, today: today) }
+    }
+}

@@ -1,0 +1,30 @@
+import Foundation
+
+/// What `invoices serve` was asked to do.
+public struct ServerConfiguration: Sendable, Hashable {
+    public var databaseURL: URL
+    public var host: String
+    /// 0 asks the system for a free port (tests).
+    public var port: Int
+    public var persist: PersistMode
+    /// Whether an empty database gets the demo data.
+    public var seedsDemoData: Bool
+    /// When set, the live inspector (`/contexts`) needs this token.
+    public var inspectorToken: String?
+
+    public init(databaseURL: URL, host: String = "127.0.0.1", port: Int = 8080, persist: PersistMode = .immediate,
+                seedsDemoData: Bool = true, inspectorToken: String? = nil) {
+        self.databaseURL = databaseURL
+        self.host = host
+        self.port = port
+        self.persist = persist
+        self.seedsDemoData = seedsDemoData
+        self.inspectorToken = inspectorToken
+    }
+
+    /// The address pages would be served at.
+    public var baseURL: String {
+        let shownHost = host.contains(":") ? "[\(host)]" : host
+        return "http://\(shownHost):\(port)"
+    }
+}

@@ -1,0 +1,61 @@
+import ArgumentParser
+import Foundation
+import InvoicesApp
+
+/// `invoices import FILE.csv --db PATH`: imports invoices in this process, with its own
+/// coordinator on the database file; a running server sees them through the file.
+struct ImportCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "import",
+        abstract: "Import invoices (and their clients) from a CSV file.",
+        discussion: """
+            The first line names the columns, in any order: \(InvoiceCSVColumn.exampleHeader). \
+            Required: identifier, amount, currency, issue_date, and client_name or client_email. \
+            Rows are matched to clients by email, then by name; others create a client. \
+            Invalid rows are reported with their line numbers and skipped; the others are imported.
+
+            Exit status: 0 when every row was imported, 2 when some rows were skipped (the \
+            others were imported), 1 when the file or the database could not be used.
+            """)
+
+    @Argument(help: "The CSV file (UTF-8, with or without BOM).")
+    var file: String
+
+    @Option(name: .long, help: "The SQLite database file (created if missing).")
+    var db = "invoices.sqlite"
+
+    @Option(name: .long, help: "Rows saved per batch.")
+    var batchSize = 1_000
+
+    @Flag(name: .long, help: "Do not print progress.")
+    var quiet = false
+
+    func validate() throws {
+        guard batchSize > 0 else { throw ValidationError("--batch-size must be at least 1 (got \(batchSize)).") }
+        guard !db.isEmpty else { throw ValidationError("--db must name a file, e.g. --db invoices.sqlite.") }
+    }
+
+    func run() async throws {
+        let stack: InvoicesStack
+        do {
+            stack = try InvoicesStack(storeURL: URL(fileURLWithPath: db))
+        } catch {
+            Terminal.error(error.description)
+            throw ExitCode.failure
+        }
+        let quiet = self.quiet
+        let report: ImportReport
+        do {
+            report = try await stack.importCSV(contentsOf: URL(fileURLWithPath: file), batchSize: batchSize) { progress in
+                if !quiet {
+                    Terminal.note("\(progress.processedRows)/\(progress.totalRows) rows (\(Int(progress.fraction * 100))%)")
+                }
+            }
+        } catch {
+            Terminal.error(error.description)
+            throw ExitCode.failure
+        }
+        for line in report.lines { print(line) }
+        if !report.isComplete { throw ExitCode(2) }
+    }
+}

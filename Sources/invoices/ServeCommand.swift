@@ -1,0 +1,57 @@
+import ArgumentParser
+import Foundation
+import InvoicesApp
+
+/// `invoices serve`: opens the database (filling an empty one with demo data) and serves
+/// the dashboard.
+struct ServeCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "serve",
+        abstract: "Serve the dashboard on an SQLite database.",
+        discussion: "An empty database is filled with demo data (200 clients, 2,000 invoices) unless --no-demo-data.")
+
+    @Option(name: .long, help: "The SQLite database file (created if missing).")
+    var db = "invoices.sqlite"
+
+    @Option(name: .long, help: "The address to listen on.")
+    var host = "127.0.0.1"
+
+    @Option(name: .long, help: "The port to listen on (0: any free port).")
+    var port = 8080
+
+    @Option(name: .long, help: ArgumentHelp("When changes reach the disk: immediate, or deferred=SECONDS.",
+                                            valueName: "immediate|deferred=SECONDS"))
+    var persist = "immediate"
+
+    @Flag(name: .long, help: "Do not fill an empty database with demo data.")
+    var noDemoData = false
+
+    @Option(name: .long, help: "Require this token to open the live inspector (/contexts).")
+    var inspectorToken: String?
+
+    func validate() throws {
+        guard (0...65_535).contains(port) else {
+            throw ValidationError("--port must be between 0 and 65535 (got \(port)).")
+        }
+        guard !host.trimmingCharacters(in: .whitespaces).isEmpty else {
+            throw ValidationError("--host must not be empty (e.g. 127.0.0.1).")
+        }
+        guard PersistMode(argument: persist) != nil else {
+            throw ValidationError("--persist must be immediate or deferred=SECONDS with SECONDS between 0 and 3600 (got \"\(persist)\"), e.g. --persist deferred=5.")
+        }
+        guard !db.isEmpty else { throw ValidationError("--db must name a file, e.g. --db invoices.sqlite.") }
+    }
+
+    func run() async throws {
+        guard let mode = PersistMode(argument: persist) else { throw ExitCode(64) }
+        let configuration = ServerConfiguration(
+            databaseURL: URL(fileURLWithPath: db), host: host, port: port, persist: mode,
+            seedsDemoData: !noDemoData, inspectorToken: inspectorToken)
+        do {
+            try await Server.run(configuration)
+        } catch {
+            Terminal.error(error.description)
+            throw ExitCode.failure
+        }
+    }
+}

@@ -1,0 +1,73 @@
+import Foundation
+import ObjectGraph
+import Testing
+@testable import InvoicesApp
+
+@Suite struct DemoDataTests {
+    @Test func theStandardDataHas200ClientsAnd2000Invoices() {
+        let data = DemoData.standard(today: today)
+        #expect(data.clients.count == 200)
+        #expect(data.invoices.count == 2_000)
+        #expect(Set(data.invoices.map(\.clientIndex)).count == 200)
+    }
+
+    @Test func theSameSeedGivesTheSameData() {
+        #expect(DemoData.standard(today: today).clients == DemoData.standard(today: today).clients)
+        #expect(DemoData.standard(today: today).invoices == DemoData.standard(today: today).invoices)
+        #expect(DemoData(seed: 1, clientCount: 20, invoiceCount: 50, today: today).invoices
+                != DemoData(seed: 2, clientCount: 20, invoiceCount: 50, today: today).invoices)
+    }
+
+    @Test func clientsLiveInSeveralCountriesWithUniqueValidEmails() {
+        let clients = DemoData.standard(today: today).clients
+        #expect(Set(clients.map(\.country)).count >= 6)
+        let emails = clients.compactMap(\.email)
+        #expect(emails.count > 150 && emails.count < 200)
+        #expect(Set(emails).count == emails.count)
+        #expect(emails.allSatisfy(EmailAddress.isValid))
+        #expect(Set(clients.map(\.name)).count == clients.count)
+        #expect(clients.allSatisfy { !$0.street.isEmpty && !$0.zip.isEmpty && !$0.city.isEmpty })
+    }
+
+    @Test func invoicesUseSeveralCurrenciesWithTheirMinorUnits() {
+        let invoices = DemoData.standard(today: today).invoices
+        let currencies = Set(invoices.map(\.currency))
+        #expect(currencies.isSuperset(of: ["EUR", "USD", "JPY", "GBP", "CHF"]))
+        for invoice in invoices {
+            #expect(Currency.named(invoice.currency)?.allows(invoice.amount) == true, "\(invoice.identifier) \(invoice.amount) \(invoice.currency)")
+            #expect(invoice.amount > 0)
+        }
+        #expect(invoices.contains { $0.currency == "EUR" && $0.amount.decimalPlaces == 2 })
+        #expect(invoices.filter { $0.currency == "JPY" }.allSatisfy { $0.amount >= 1_000 })
+    }
+
+    @Test func statusesAndDatesArePlausibleAndSomeInvoicesAreOverdue() {
+        let invoices = DemoData.standard(today: today).invoices
+        #expect(Set(invoices.map(\.status)) == Set(InvoiceStatus.allCases))
+        #expect(invoices.allSatisfy { $0.dueDate >= $0.issueDate && $0.issueDate <= today })
+        let overdue = invoices.filter { Invoice.isOverdue(status: $0.status, dueDay: $0.dueDate, today: today) }
+        #expect(overdue.count >= 20)
+        #expect(invoices.filter { $0.status == .sent && $0.dueDate >= today }.count >= 20)
+        #expect(Set(invoices.map(\.identifier)).count == invoices.count)
+    }
+
+    @Test func theDataPassesTheModelsOwnValidationWhenSeeded() async throws {
+        let stack = try makeStack()
+        let seeded = try await stack.seedDemoDataIfEmpty(.standard(today: today))
+        #expect(seeded)
+        let counts = try await stack.main.perform { () throws -> (Int, Int) in
+            (try stack.main.count(for: FetchRequest<Client>()), try stack.main.count(for: FetchRequest<Invoice>()))
+        }
+        #expect(counts == (200, 2_000))
+        let overdue = try await stack.invoicePage(InvoiceQuery(status: .overdue), today: today)
+        #expect(overdue.totalCount > 0)
+    }
+
+    @Test func seedingLeavesADatabaseWithClientsAlone() async throws {
+        let stack = try makeStack()
+        try await insert(into: stack) { c in c.makeClient("Existing") }
+        #expect(try await stack.seedDemoDataIfEmpty(.standard(today: today)) == false)
+        let page = try await stack.clientPage(ClientQuery())
+        #expect(page.items.map(\.name) == ["Existing"])
+    }
+}

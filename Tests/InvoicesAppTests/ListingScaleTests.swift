@@ -1,0 +1,95 @@
+import Foundation
+@testable import ObjectGraph
+import Testing
+@testable import InvoicesApp
+
+/// Page 1 of 50 over 100,000 invoices stays a bounded amount of work: a `COUNT` and one
+/// `LIMIT 50` fetch, plus at most one primary-key look-up per client on the page.
+///
+/// Counted with `storeReadQueryCount`, which is internal to ObjectGraph (hence the
+/// `@testable import`). Timings are printed for the record, not asserted: this machine is
+/// shared.
+@Suite(.serialized) struct ListingScaleTests {
+    private static let invoiceCount = 100_000
+    private static let clientCount = 1_000
+
+    /// One stack with 100,000 invoices, built once for the suite.
+    private static let stack: Task<InvoicesStack, any Error> = Task {
+        let stack = try makeStack()
+        let context = stack.newImportContext(name: "scale")
+        let batch = 10_000
+        for start in stride(from: 0, to: invoiceCount, by: batch) {
+            try await context.perform {
+                let clients: [Client]
+                if start == 0 {
+                    clients = (0..<clientCount).map { context.makeClient("Client \($0)", number: "C-\($0)") }
+                } else {
+                    clients = try context.fetch(FetchRequest<Client>(sortBy: [SortDescriptor(\.number)]))
+                }
+                for n in start..<(start + batch) {
+                    let invoice = Invoice(context: context)
+                    invoice.identifier = "INV-\(100_000 + n)"
+                    invoice.amount = Decimal(n % 5_000)
+                    invoice.currency = ["EUR", "USD", "JPY", "GBP"][(n / 7) % 4]
+                    invoice.status = InvoiceStatus.allCases[n % 4]
+                    invoice.issueDay = today.adding(days: -(n % 700))
+                    invoice.dueDay = today.adding(days: -(n % 700) + 30)
+                    invoice.client = clients[n % clientCount]
+                }
+                try context.save()
+            }
+        }
+        return stack
+    }
+
+    private func measure(_ query: InvoiceQuery, on stack: InvoicesStack) async throws -> (Page<InvoiceSummary>, queries: Int, ms: Double) {
+        let main = stack.main
+        return try await main.perform { () throws -> (Page<InvoiceSummary>, Int, Double) in
+            let before = stack.coordinator.storeReadQueryCount
+            let start = Date()
+            let page = try main.invoicePage(query, today: today)
+            let elapsed = Date().timeIntervalSince(start) * 1_000
+            return (page, stack.coordinator.storeReadQueryCount - before, elapsed)
+        }
+    }
+
+    @Test func pageOneOfFiftyOverOneHundredThousandInvoicesIsBounded() async throws {
+        let stack = try await Self.stack.value
+        for query in [InvoiceQuery(), InvoiceQuery(sort: .identifier, descending: false), InvoiceQuery(sort: .amount)] {
+            let (page, queries, ms) = try await measure(query, on: stack)
+            #expect(page.items.count == 50)
+            #expect(page.totalCount == Self.invoiceCount)
+            let clients = Set(page.items.map(\.clientID)).count
+            #expect(queries <= 2 + clients, "\(queries) queries for \(clients) clients")
+            print("invoices page 1/50 of \(Self.invoiceCount), sort \(query.list.sort): \(queries) queries, \(String(format: "%.1f", ms)) ms")
+        }
+    }
+
+    @Test func aFilteredPageIsStillTwoQueriesPlusItsClients() async throws {
+        let stack = try await Self.stack.value
+        let (page, queries, ms) = try await measure(InvoiceQuery(status: .overdue, currency: "EUR"), on: stack)
+        #expect(page.totalCount > 0 && page.items.count == 50)
+        #expect(queries <= 2 + Set(page.items.map(\.clientID)).count)
+        print("overdue EUR page 1/50 of \(page.totalCount): \(queries) queries, \(String(format: "%.1f", ms)) ms")
+    }
+
+    @Test func aSearchOverIdentifierNotesAndClientNameIsTwoQueriesPlusItsClients() async throws {
+        let stack = try await Self.stack.value
+        let (page, queries, ms) = try await measure(InvoiceQuery(search: "client 99"), on: stack)
+        #expect(page.totalCount == 1_100)   // clients 99 and 990...999, 100 invoices each
+        #expect(queries <= 2 + Set(page.items.map(\.clientID)).count)
+        print("search page 1/50 of \(page.totalCount): \(queries) queries, \(String(format: "%.1f", ms)) ms")
+    }
+
+    @Test func theClientListIsTwoQueries() async throws {
+        let stack = try await Self.stack.value
+        let main = stack.main
+        let (page, queries) = try await main.perform { () throws -> (Page<ClientSummary>, Int) in
+            let before = stack.coordinator.storeReadQueryCount
+            let page = try main.clientPage(ClientQuery(sort: .name))
+            return (page, stack.coordinator.storeReadQueryCount - before)
+        }
+        #expect(page.items.count == 50 && page.totalCount == Self.clientCount)
+        #expect(queries == 2)
+    }
+}

@@ -75,23 +75,18 @@ public final class InvoicesStack: Sendable {
     /// The one place where changes saved by an import context (or demo data seeding) are
     /// brought into writer and main.
     ///
-    /// For now it re-fetches: registered objects of writer and main without unsaved
-    /// changes are turned back into faults, so their next use reads the committed row, and
-    /// pages always fetch, so they see the imported rows at once. Objects with unsaved
-    /// changes keep them; a later save of such an object that conflicts with the import is
-    /// reported as a merge conflict by ObjectGraph (nothing is overwritten silently).
-    ///
-    /// TODO(lead): replace the body with
-    /// `ManagedObjectContext.mergeChanges(fromRemoteContextSave: changes.asChangeKeys, into: [writer, main])`
-    /// once ObjectGraph's merging lands; callers do not change.
+    /// Registered objects of writer and main are refreshed with their unsaved edits kept on
+    /// top; deleted ones report `isDeletedElsewhere`; main's children that merge from their
+    /// parent (open forms) hear of it too. A later save of an edit that conflicts with the
+    /// import is reported as a conflict: nothing is overwritten silently.
     public func mergeImportSave(_ changes: SavedChanges) async {
         guard !changes.isEmpty else { return }
-        for context in [writer, main] {
-            await context.perform {
-                for object in context.registeredObjects where !object.hasChanges && !object.isFault {
-                    context.refresh(object, mergeChanges: false)
-                }
-            }
-        }
+        let set = ChangeSet(origin: .merge, context: "import", inserted: changes.inserted,
+                            updated: changes.updated, deleted: changes.deleted)
+        // The writer first: main refreshes from it. Each merges on its own queue (no thread
+        // waits on the main queue).
+        let writer = self.writer, main = self.main
+        await writer.perform { writer.mergeChanges(set) }
+        await main.perform { main.mergeChanges(set) }
     }
 }

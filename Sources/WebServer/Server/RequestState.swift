@@ -1,0 +1,43 @@
+import HTTPTypes
+import Synchronization
+
+/// What the server keeps about one request between libmicrohttpd's calls: it lives in MHD's
+/// `con_cls`, retained on the first call and released in the request-completed callback.
+///
+/// @unchecked Sendable: every stored property but `outcome` is touched only by the MHD worker
+/// thread that owns the connection (MHD never hands a connection to two threads at once). An
+/// asynchronous handler's task writes only `outcome`, under its mutex, and then resumes the
+/// connection; the worker reads it after MHD calls back, under the same mutex.
+final class RequestState: @unchecked Sendable {
+    enum Phase {
+        /// Receiving the body, which is appended to `body` (or dropped once past the limit).
+        case receivingBody
+        /// An asynchronous handler is running; the connection is suspended.
+        case awaitingHandler
+        /// A response was queued.
+        case responded
+    }
+
+    var phase = Phase.receivingBody
+    let start: ContinuousClock.Instant
+    let method: HTTPRequest.Method
+    /// The raw path until it is decoded, then the decoded one (for the access log).
+    var path: String
+    var segments: [String] = []
+    var query = QueryParameters()
+    var headers = HTTPFields()
+    var body: [UInt8] = []
+    /// Bytes received so far, kept or not.
+    var receivedBytes = 0
+    var bodyTooLarge = false
+    var requestID = ""
+    /// The response of an asynchronous handler (or the one shutdown substitutes), and whether
+    /// the connection was resumed for it, so that it is resumed exactly once.
+    let outcome = Mutex<(response: Response?, resumed: Bool)>((nil, false))
+
+    init(start: ContinuousClock.Instant, method: HTTPRequest.Method, path: String) {
+        self.start = start
+        self.method = method
+        self.path = path
+    }
+}

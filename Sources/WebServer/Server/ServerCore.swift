@@ -8,7 +8,9 @@ import Synchronization
 ///
 /// libmicrohttpd calls the access handler several times per request: once when the headers are
 /// in (`con_cls` still empty), once per chunk of body, and once more when the body is complete.
-/// A request without a body is dispatched on the first call, saving a round through the event loop.
+/// Every request is dispatched on the last call: a response queued on the first call counts for
+/// libmicrohttpd as an early answer, after which it closes the connection (no keep-alive), so the
+/// first call only answers what must be refused (413, 400, 503).
 final class ServerCore: Sendable {
     let routes: RouteNode
     let configuration: HTTPServer.Configuration
@@ -63,7 +65,8 @@ final class ServerCore: Sendable {
                                  headers: [.retryAfter: "1"])
             return queue(busy.response, for: state, on: connection, closing: true)
         }
-        var expectsBody = MHD_lookup_connection_value(connection, .HEADER_KIND, "Transfer-Encoding") != nil
+        let chunked = MHD_lookup_connection_value(connection, .HEADER_KIND, "Transfer-Encoding") != nil
+        var expectsBody = chunked
         if let lengthText = MHD_lookup_connection_value(connection, .HEADER_KIND, "Content-Length") {
             // MHD has already answered 400 to a malformed Content-Length.
             let length = Int(String(cString: lengthText)) ?? Int.max
@@ -78,7 +81,7 @@ final class ServerCore: Sendable {
         } catch {
             return queue(error.response, for: state, on: connection, closing: expectsBody)
         }
-        return expectsBody ? MHD_Result.YES : dispatch(state, connection: connection)
+        return MHD_Result.YES
     }
 
     private func proceed(_ state: RequestState, connection: OpaquePointer, uploadData: UnsafePointer<CChar>?,

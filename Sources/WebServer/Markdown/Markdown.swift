@@ -4,6 +4,7 @@ import Glibc
 import Darwin
 #endif
 import CCmark
+import Foundation
 
 /// Renders CommonMark to HTML with libcmark, giving each heading an `id` anchor.
 ///
@@ -46,17 +47,27 @@ public struct Markdown: Sendable {
         let document = markdown.withCString { cmark_parse_document($0, strlen($0), flags) }
         guard let document else { return "" }
         defer { cmark_node_free(document) }
-        if headingAnchors { addAnchors(to: document) }
+        let openings = headingAnchors ? addAnchors(to: document) : []
         guard let rendered = cmark_render_html(document, flags) else { return "" }
         defer { free(rendered) }
-        return String(cString: rendered)
+        var html = String(cString: rendered)
+        // cmark puts custom blocks on lines of their own; put the heading text back beside its tags.
+        for opening in Set(openings) {
+            html = html.replacingOccurrences(of: opening + "\n", with: opening)
+        }
+        for level in 1...6 where !openings.isEmpty {
+            html = html.replacingOccurrences(of: "\n</h\(level)>", with: "</h\(level)>")
+        }
+        return html
     }
 
     /// Replaces each heading by a custom block that prints `<hN id="slug">` and `</hN>` around the
     /// heading's own children, so the inline content is still rendered (and escaped) by cmark.
-    private func addAnchors(to document: OpaquePointer) {
+    /// - Returns: the opening tags written, to tidy the output.
+    private func addAnchors(to document: OpaquePointer) -> [String] {
         var headings: [OpaquePointer] = []
-        guard let iterator = cmark_iter_new(document) else { return }
+        var openings: [String] = []
+        guard let iterator = cmark_iter_new(document) else { return [] }
         while case let event = cmark_iter_next(iterator), event != CMARK_EVENT_DONE {
             if event == CMARK_EVENT_ENTER, let node = cmark_iter_get_node(iterator),
                cmark_node_get_type(node) == CMARK_NODE_HEADING {
@@ -77,7 +88,8 @@ public struct Markdown: Sendable {
                 used[slug] = 1
             }
             guard let block = cmark_node_new(CMARK_NODE_CUSTOM_BLOCK) else { continue }
-            cmark_node_set_on_enter(block, "<h\(level) id=\"\(slug)\">")
+            let opening = "<h\(level) id=\"\(slug)\">"
+            cmark_node_set_on_enter(block, opening)
             cmark_node_set_on_exit(block, "</h\(level)>")
             // The heading's inlines move into the custom block, so cmark still renders and escapes them.
             var moved = true
@@ -89,7 +101,9 @@ public struct Markdown: Sendable {
                 continue
             }
             cmark_node_free(heading)
+            openings.append(opening)
         }
+        return openings
     }
 
     /// The plain text of a node's inline content (text and code spans).

@@ -1,1 +1,193 @@
-print("webserver-bench: not written yet")
+// webserver-bench: the WebServer layer beside a bare libmicrohttpd C handler, in one process,
+// both driven by wrk on 127.0.0.1. Prints requests/s and p99 per route, the ratio Swift / bare,
+// and the resident memory before and after about a million requests through the Swift server.
+//
+//   cd Benchmarks && swift build -c release --product webserver-bench && .build/release/webserver-bench
+//   options: --duration 10 (seconds per run) --connections 64 --threads 2 --rounds 2
+
+import CBareMHD
+import Foundation
+import WebServer
+
+struct Options {
+    var duration = 10
+    var connections = 64
+    var threads = 2
+    var rounds = 2
+    var memoryRequests = 1_000_000
+
+    init(arguments: [String]) {
+        var iterator = arguments.dropFirst().makeIterator()
+        while let flag = iterator.next() {
+            guard let value = iterator.next().flatMap(Int.init) else { fatalError("\(flag) needs a number") }
+            switch flag {
+            case "--duration": duration = value
+            case "--connections": connections = value
+            case "--threads": threads = value
+            case "--rounds": rounds = value
+            case "--memory-requests": memoryRequests = value
+            default: fatalError("unknown option \(flag)")
+            }
+        }
+    }
+}
+
+struct WrkResult {
+    var requestsPerSecond: Double
+    var p99Milliseconds: Double
+    var requests: Int
+    var errors: String?
+}
+
+/// Runs wrk once; the run is bounded by wrk's own duration plus a watchdog.
+func wrk(_ url: String, options: Options, duration: Int? = nil) throws -> WrkResult {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/wrk")
+    let seconds = duration ?? options.duration
+    process.arguments = ["-t\(options.threads)", "-c\(options.connections)", "-d\(seconds)s", "--latency", url]
+    let pipe = Pipe()
+    process.standardOutput = pipe
+    process.standardError = pipe
+    try process.run()
+    let watchdog = DispatchWorkItem { if process.isRunning { process.terminate() } }
+    DispatchQueue.global().asyncAfter(deadline: .now() + .seconds(seconds + 30), execute: watchdog)
+    let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    process.waitUntilExit()
+    watchdog.cancel()
+    return parse(output)
+}
+
+func parse(_ output: String) -> WrkResult {
+    var result = WrkResult(requestsPerSecond: 0, p99Milliseconds: .nan, requests: 0, errors: nil)
+    for line in output.split(separator: "\n") {
+        let fields = line.split(separator: " ", omittingEmptySubsequences: true)
+        if line.hasPrefix("Requests/sec:"), let value = fields.last.flatMap({ Double($0) }) {
+            result.requestsPerSecond = value
+        } else if fields.first == "99%", fields.count == 2 {
+            result.p99Milliseconds = milliseconds(String(fields[1]))
+        } else if line.contains("requests in"), let count = fields.first.flatMap({ Int($0) }) {
+            result.requests = count
+        } else if line.contains("Non-2xx") || line.contains("Socket errors") {
+            result.errors = (result.errors.map { $0 + "; " } ?? "") + line.trimmingCharacters(in: .whitespaces)
+        }
+    }
+    return result
+}
+
+/// wrk prints latencies as 812.00us, 7.05ms or 1.20s.
+func milliseconds(_ text: String) -> Double {
+    if text.hasSuffix("us"), let value = Double(text.dropLast(2)) { return value / 1000 }
+    if text.hasSuffix("ms"), let value = Double(text.dropLast(2)) { return value }
+    if text.hasSuffix("s"), let value = Double(text.dropLast(1)) { return value * 1000 }
+    return .nan
+}
+
+/// Resident set size of this process, in MiB.
+func residentMiB() -> Double {
+    guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
+          let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }),
+          let kib = line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first.flatMap({ Double($0) })
+    else { return .nan }
+    return kib / 1024
+}
+
+func format(_ value: Double, _ digits: Int = 1) -> String { String(format: "%.\(digits)f", value) }
+
+// MARK: - Servers
+
+let options = Options(arguments: CommandLine.arguments)
+guard FileManager.default.isExecutableFile(atPath: "/usr/bin/wrk") else {
+    print("webserver-bench needs wrk: apt-get install -y wrk (or make deps-bench)")
+    exit(1)
+}
+
+guard let bare = cbaremhd_start(0, 2) else { fatalError("bare libmicrohttpd daemon did not start") }
+let barePort = Int(cbaremhd_port(bare))
+
+// A template page like the dashboard's: a layout, a partial, a table of 20 escaped rows.
+let templates = FileManager.default.temporaryDirectory.appendingPathComponent("webserver-bench-\(getpid())")
+try FileManager.default.createDirectory(at: templates.appendingPathComponent("partials"), withIntermediateDirectories: true)
+try """
+    <!DOCTYPE html><html><head><title>{{title}}</title></head><body>{{> partials/nav}}{{{content}}}</body></html>
+    """.write(to: templates.appendingPathComponent("layout.mustache"), atomically: true, encoding: .utf8)
+try "<nav><a href=\"/\">{{site}}</a></nav>".write(to: templates.appendingPathComponent("partials/nav.mustache"),
+                                                    atomically: true, encoding: .utf8)
+try """
+    <h1>{{title}}</h1><table>{{#rows}}<tr><td>{{number}}</td><td>{{client}}</td><td>{{amount}}</td></tr>{{/rows}}</table>
+    """.write(to: templates.appendingPathComponent("invoices.mustache"), atomically: true, encoding: .utf8)
+defer { try? FileManager.default.removeItem(at: templates) }
+
+struct Row: Sendable { var number: Int; var client: String; var amount: String }
+struct Page: Sendable { var title: String; var site: String; var rows: [Row] }
+let page = Page(title: "Invoices", site: "Invoices & Co",
+                rows: (1...20).map { Row(number: $0, client: "Client <\($0)>", amount: "\($0 * 10).00 EUR") })
+let renderer = try TemplateRenderer(directory: templates.path)
+
+let router = Router()
+router.get("/plain") { _ in .text("Hello, World!") }
+router.get("/template") { _ in .html(try renderer.render("invoices", page)) }
+let server = HTTPServer(configuration: .init(host: "127.0.0.1", port: 0, threadCount: 2, logsRequests: false),
+                        router: router)
+try server.start()
+let swiftPort = server.port
+
+print("webserver-bench: wrk -t\(options.threads) -c\(options.connections) -d\(options.duration)s --latency, "
+      + "\(options.rounds) rounds, best of each; \(ProcessInfo.processInfo.activeProcessorCount) cores")
+print("bare libmicrohttpd on :\(barePort), WebServer on :\(swiftPort)")
+
+// Warm up both (and let the Swift side's memory settle before the baseline reading).
+_ = try wrk("http://127.0.0.1:\(barePort)/", options: options, duration: 2)
+var swiftRequests = try wrk("http://127.0.0.1:\(swiftPort)/plain", options: options, duration: 3).requests
+_ = try wrk("http://127.0.0.1:\(swiftPort)/template", options: options, duration: 2)
+let rssBefore = residentMiB()
+
+var best: [String: WrkResult] = [:]
+@MainActor func keepBest(_ name: String, _ result: WrkResult) {
+    if let errors = result.errors { print("  \(name): \(errors)") }
+    if best[name].map({ result.requestsPerSecond > $0.requestsPerSecond }) ?? true { best[name] = result }
+}
+for round in 1...options.rounds {
+    print("round \(round)/\(options.rounds)...")
+    keepBest("bare", try wrk("http://127.0.0.1:\(barePort)/", options: options))
+    let plain = try wrk("http://127.0.0.1:\(swiftPort)/plain", options: options)
+    swiftRequests += plain.requests
+    keepBest("plain", plain)
+    let template = try wrk("http://127.0.0.1:\(swiftPort)/template", options: options)
+    swiftRequests += template.requests
+    keepBest("template", template)
+}
+// Top up to the requested number of requests through the Swift server, for the memory check.
+while swiftRequests < options.memoryRequests {
+    let rate = max(best["plain"]?.requestsPerSecond ?? 50_000, 10_000)
+    let seconds = min(60, max(2, Int((Double(options.memoryRequests - swiftRequests) / rate).rounded(.up))))
+    swiftRequests += try wrk("http://127.0.0.1:\(swiftPort)/plain", options: options, duration: seconds).requests
+}
+let rssAfter = residentMiB()
+
+// MARK: - Report
+
+let bareRate = best["bare"]?.requestsPerSecond ?? .nan
+print("")
+print("| route                        | requests/s | p99 (ms) | vs bare |")
+print("|------------------------------|-----------:|---------:|--------:|")
+for (name, label) in [("bare", "bare C handler (MHD, epoll, 2)"), ("plain", "WebServer plain route"),
+                      ("template", "WebServer template route")] {
+    guard let result = best[name] else { continue }
+    let ratio = name == "bare" ? "100%" : format(result.requestsPerSecond / bareRate * 100, 0) + "%"
+    print("| \(label.padding(toLength: 28, withPad: " ", startingAt: 0)) | \(format(result.requestsPerSecond, 0).leftPad(10)) "
+          + "| \(format(result.p99Milliseconds, 2).leftPad(8)) | \(ratio.leftPad(7)) |")
+}
+let plainRatio = (best["plain"]?.requestsPerSecond ?? 0) / bareRate
+print("")
+print("plain route keeps \(format(plainRatio * 100, 0))% of the bare handler's throughput (goal: at least 80%): "
+      + (plainRatio >= 0.8 ? "met" : "NOT met"))
+let growth = (rssAfter - rssBefore) / rssBefore * 100
+print("memory: RSS \(format(rssBefore)) MiB after warm-up, \(format(rssAfter)) MiB after \(swiftRequests) requests "
+      + "through WebServer (\(growth >= 0 ? "+" : "")\(format(growth))%)")
+
+await server.shutdown()
+cbaremhd_stop(bare)
+
+extension String {
+    func leftPad(_ width: Int) -> String { count >= width ? self : String(repeating: " ", count: width - count) + self }
+}

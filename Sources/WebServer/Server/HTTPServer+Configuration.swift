@@ -20,18 +20,23 @@ extension HTTPServer {
         /// How often a comment is sent on idle event streams, which keeps proxies from closing
         /// them and lets the server notice clients that went away.
         public var eventStreamKeepAlive: Duration
+        /// Whether each request gets an access-log line (at `info`: method, path, status, bytes,
+        /// duration, request ID). Turn off when a proxy in front already logs requests.
+        public var logsRequests: Bool
 
         public init(host: String = "127.0.0.1", port: Int = 8080,
                     threadCount: Int = Configuration.processorCount,
                     limits: Limits = Limits(),
                     securityHeaders: HTTPFields = Configuration.defaultSecurityHeaders,
-                    eventStreamKeepAlive: Duration = .seconds(15)) {
+                    eventStreamKeepAlive: Duration = .seconds(15),
+                    logsRequests: Bool = true) {
             self.host = host
             self.port = port
             self.threadCount = threadCount
             self.limits = limits
             self.securityHeaders = securityHeaders
             self.eventStreamKeepAlive = eventStreamKeepAlive
+            self.logsRequests = logsRequests
         }
 
         /// The number of online processors.

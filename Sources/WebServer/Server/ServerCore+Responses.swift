@@ -48,7 +48,7 @@ extension ServerCore {
 
     /// One line per request: method, path, status, body bytes, time from headers to response.
     private func logAccess(_ state: RequestState, status: Int, bytes: Int) {
-        guard logger.logLevel <= .info else { return }
+        guard configuration.logsRequests, logger.logLevel <= .info else { return }
         let micros = (ContinuousClock.now - state.start).components.attoseconds / 1_000_000_000_000
             + (ContinuousClock.now - state.start).components.seconds * 1_000_000
         let millis = "\(micros / 1000).\(String(micros % 1000 + 1000).dropFirst())"

@@ -55,6 +55,7 @@ public struct TemplateRenderer: Sendable {
     ///   no longer parses).
     public func render(_ name: String, _ context: Any, layout: String? = "layout") throws(TemplateRenderer.Error) -> String {
         let library = development ? try Self.load(directory) : self.library
+        let context = TemplateValues.snapshot(context)
         guard let page = library.render(context, withTemplate: name) else {
             throw .templateNotFound(name: name, directory: directory)
         }
@@ -89,11 +90,11 @@ public struct TemplateRenderer: Sendable {
 /// What the layout sees: `content`, the rendered page, and otherwise the page's own values.
 private struct LayoutContext: MustacheParent {
     let content: String
+    /// The page's context, already a snapshot (dictionaries rather than structs).
     let page: Any
 
     func child(named name: String) -> Any? {
         if name == "content" { return content }
-        if let parent = page as? MustacheParent { return parent.child(named: name) }
-        return Mirror(reflecting: page).children.first { $0.label == name }?.value
+        return (page as? MustacheParent)?.child(named: name)
     }
 }

@@ -76,3 +76,26 @@ import WebServer
         await first.shutdown()
     }
 }
+
+@Suite struct TerminationSignalTests {
+    @Test func terminationSignalReportsSIGTERM() async throws {
+        // given SIGTERM ignored, so that a signal sent before the wait begins cannot end the tests
+        signal(SIGTERM, SIG_IGN)
+        let waiting = Task { await HTTPServer.terminationSignal() }
+        try await Task.sleep(for: .milliseconds(200))
+        // when the process receives SIGTERM
+        kill(getpid(), SIGTERM)
+        // then the waiter returns it
+        let received = try await withThrowingTaskGroup(of: Int32?.self) { group in
+            group.addTask { await waiting.value }
+            group.addTask {
+                try await Task.sleep(for: .seconds(5))
+                return nil
+            }
+            let first = try await group.next() ?? nil
+            group.cancelAll()
+            return first
+        }
+        #expect(received == SIGTERM)
+    }
+}

@@ -77,6 +77,8 @@ import WebServer
                 Array("POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\nZZZ\r\nxx\r\n".utf8),
                 Array("GET http://evil.example/ HTTP/1.1\r\nHost: x\r\n\r\n".utf8),
                 Array("GET / HTTP/1.1\r\nBad Header Without Colon\r\n\r\n".utf8),
+                Array("GET /%ZZ%?%=%&&=&%E2%82 HTTP/1.1\r\nHost: x\r\n\r\n".utf8),
+                Array("GET /a%00b HTTP/1.1\r\nHost: x\r\nCookie: ;;=;a=\"\r\n\r\n".utf8),
             ]
             for bytes in garbage {
                 let raw = try server.rawConnection()

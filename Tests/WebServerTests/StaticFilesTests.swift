@@ -39,6 +39,8 @@ import WebServer
             #expect(second.status == 304)
             let old = try await client.get("/static/style.css", headers: ["If-Modified-Since": "Sun, 06 Nov 1994 08:49:37 GMT"])
             #expect(old.status == 200)
+            let absurd = try await client.get("/static/style.css", headers: ["If-Modified-Since": "Sun, 06 Nov -2147483648 99:99:99 GMT"])
+            #expect(absurd.status == 200)
         }
     }
 

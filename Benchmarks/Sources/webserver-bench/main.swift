@@ -125,6 +125,12 @@ let renderer = try TemplateRenderer(directory: templates.path)
 
 let router = Router()
 router.get("/plain") { _ in .text("Hello, World!") }
+// The same answer from an asynchronous handler: the connection is suspended, a task runs it,
+// the connection is resumed.
+router.get("/async") { _ async in
+    await Task.yield()
+    return .text("Hello, World!")
+}
 router.get("/template") { _ in .html(try renderer.render("invoices", page)) }
 let server = HTTPServer(configuration: .init(host: "127.0.0.1", port: 0, threadCount: 2, logsRequests: false),
                         router: router)
@@ -152,6 +158,9 @@ for round in 1...options.rounds {
     let plain = try wrk("http://127.0.0.1:\(swiftPort)/plain", options: options)
     swiftRequests += plain.requests
     keepBest("plain", plain)
+    let async = try wrk("http://127.0.0.1:\(swiftPort)/async", options: options)
+    swiftRequests += async.requests
+    keepBest("async", async)
     let template = try wrk("http://127.0.0.1:\(swiftPort)/template", options: options)
     swiftRequests += template.requests
     keepBest("template", template)
@@ -168,13 +177,13 @@ let rssAfter = residentMiB()
 
 let bareRate = best["bare"]?.requestsPerSecond ?? .nan
 print("")
-print("| route                        | requests/s | p99 (ms) | vs bare |")
-print("|------------------------------|-----------:|---------:|--------:|")
+print("| route                          | requests/s | p99 (ms) | vs bare |")
+print("|--------------------------------|-----------:|---------:|--------:|")
 for (name, label) in [("bare", "bare C handler (MHD, epoll, 2)"), ("plain", "WebServer plain route"),
-                      ("template", "WebServer template route")] {
+                      ("async", "WebServer async plain route"), ("template", "WebServer template route")] {
     guard let result = best[name] else { continue }
     let ratio = name == "bare" ? "100%" : format(result.requestsPerSecond / bareRate * 100, 0) + "%"
-    print("| \(label.padding(toLength: 28, withPad: " ", startingAt: 0)) | \(format(result.requestsPerSecond, 0).leftPad(10)) "
+    print("| \(label.padding(toLength: 30, withPad: " ", startingAt: 0)) | \(format(result.requestsPerSecond, 0).leftPad(10)) "
           + "| \(format(result.p99Milliseconds, 2).leftPad(8)) | \(ratio.leftPad(7)) |")
 }
 let plainRatio = (best["plain"]?.requestsPerSecond ?? 0) / bareRate

@@ -31,6 +31,9 @@ enum HTTPDate {
         let time = fields[4].split(separator: ":")
         guard time.count == 3, let hour = Int32(time[0]), let minute = Int32(time[1]),
               let second = Int32(time[2]) else { return nil }
+        // Client input: keep every field in range before doing arithmetic on it.
+        guard (1...31).contains(day), (1900...9999).contains(year), (0...23).contains(hour),
+              (0...59).contains(minute), (0...60).contains(second) else { return nil }
         var parts = tm()
         parts.tm_year = year - 1900
         parts.tm_mon = Int32(month)

@@ -124,7 +124,8 @@ final class ServerCore: Sendable {
                 }
             }
         }
-        if state.bodyTooLarge && state.receivedBytes > 2 * limit + (1 << 20) {
+        let drainLimit = limit > (Int.max - (1 << 20)) / 2 ? Int.max : 2 * limit + (1 << 20)
+        if state.bodyTooLarge && state.receivedBytes > drainLimit {
             // Draining has a bound too: a client that keeps sending is cut off without an answer.
             logger.notice("Closed a connection sending a body far past the limit",
                           metadata: ["request_id": "\(state.requestID)", "bytes": "\(state.receivedBytes)"])

@@ -25,7 +25,7 @@ import WebServer
             router.get("/clients/:pk") { _ in
                 let page = Page(title: "Acme & Co", site: "Invoices",
                                 client: .init(name: "<script>alert('x')</script>"), note: "\"quoted\"")
-                return .html(try pages.render("clients/show", page))
+                return try pages.response("clients/show", page)
             }
         }) { server in
             let response = try await server.client().get("/clients/1")

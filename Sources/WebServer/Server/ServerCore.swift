@@ -74,7 +74,8 @@ final class ServerCore: Sendable {
                 return queue(tooLarge.response, for: state, on: connection, closing: true)
             }
             expectsBody = expectsBody || length > 0
-            state.body.reserveCapacity(length)
+            // Reserve a little only: the announced length is a claim until the bytes arrive.
+            state.body.reserveCapacity(min(length, 64 << 10))
         }
         do {
             try RequestTarget.read(url: url, connection: connection, into: state)

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 import Mustache
 
 /// Renders Mustache templates from a directory, HTML-escaped by default, with a layout.
@@ -64,6 +65,12 @@ public struct TemplateRenderer: Sendable {
             throw .templateNotFound(name: layout, directory: directory)
         }
         return framed
+    }
+
+    /// An HTML response with the rendered page: `return try pages.response("clients/show", page)`.
+    public func response(_ name: String, _ context: Any, layout: String? = "layout",
+                         status: HTTPResponse.Status = .ok) throws(TemplateRenderer.Error) -> Response {
+        .html(try render(name, context, layout: layout), status: status)
     }
 
     /// Reads every template below `directory` (sync, so a render in development mode can reload).

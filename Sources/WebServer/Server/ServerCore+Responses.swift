@@ -34,8 +34,12 @@ extension ServerCore {
         for field in response.headers {
             MHD_add_response_header(mhdResponse, field.name.rawName, field.value)
         }
-        for field in securityHeaders where !response.headers.contains(field.name) {
-            MHD_add_response_header(mhdResponse, field.name.rawName, field.value)
+        for header in securityHeaders where !response.headers.contains(header.name) {
+            header.cName.withUnsafeBufferPointer { name in
+                header.cValue.withUnsafeBufferPointer { value in
+                    _ = MHD_add_response_header(mhdResponse, name.baseAddress, value.baseAddress)
+                }
+            }
         }
         MHD_add_response_header(mhdResponse, "X-Request-ID", state.requestID)
         if closing || draining.load(ordering: .relaxed) {

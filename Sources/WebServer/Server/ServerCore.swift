@@ -26,8 +26,8 @@ final class ServerCore: Sendable {
     let streams = Mutex<Set<EventStream>>([])
     /// Requests whose asynchronous handler is running, so shutdown can answer them if it must.
     let suspendedRequests = Mutex<[ObjectIdentifier: (state: RequestState, connection: MHDConnection)]>([:])
-    /// The default security headers, minus those a response sets itself.
-    let securityHeaders: [HTTPField]
+    /// The default security headers, with their names and values as C strings made once.
+    let securityHeaders: [(name: HTTPField.Name, cName: [CChar], cValue: [CChar])]
 
     /// Marks, in MHD's socket context, a connection accepted past the connection limit.
     static var overLimitMarker: UnsafeMutableRawPointer? { UnsafeMutableRawPointer(bitPattern: 1) }
@@ -36,7 +36,9 @@ final class ServerCore: Sendable {
         self.routes = routes
         self.configuration = configuration
         self.logger = logger
-        self.securityHeaders = Array(configuration.securityHeaders)
+        self.securityHeaders = configuration.securityHeaders.map {
+            ($0.name, Array($0.name.rawName.utf8CString), Array($0.value.utf8CString))
+        }
     }
 
     // MARK: - Access handler
@@ -99,7 +101,7 @@ final class ServerCore: Sendable {
             return dispatch(state, connection: connection)
         case .awaitingHandler:
             // Called again after the handler's task resumed the connection.
-            guard let response = state.outcome.withLock({ $0.response }) else { return MHD_Result.NO }
+            guard let response = state.asyncOutcome?.value.withLock({ $0.response }) else { return MHD_Result.NO }
             return queue(response, for: state, on: connection)
         case .responded:
             // An early answer (413, 400) was queued; whatever body still arrives is dropped.
@@ -173,6 +175,7 @@ final class ServerCore: Sendable {
     private func runAsync(_ handler: @escaping @Sendable (Request) async throws -> Response, request: Request,
                           state: RequestState, connection: OpaquePointer) {
         state.phase = .awaitingHandler
+        state.asyncOutcome = AsyncOutcome()
         let handle = MHDConnection(pointer: connection)
         suspendedRequests.withLock { $0[ObjectIdentifier(state)] = (state, handle) }
         // Suspended before the task exists, so the task can never resume it too early.
@@ -191,7 +194,8 @@ final class ServerCore: Sendable {
     /// Hands `response` to a suspended request and resumes it, once: the first caller (the
     /// handler's task, or shutdown giving up on it) wins.
     func complete(_ state: RequestState, with response: Response, connection: MHDConnection) {
-        let resume = state.outcome.withLock { outcome in
+        guard let asyncOutcome = state.asyncOutcome else { return }
+        let resume = asyncOutcome.value.withLock { outcome in
             guard !outcome.resumed else { return false }
             outcome = (response, true)
             return true

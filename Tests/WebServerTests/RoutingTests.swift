@@ -90,6 +90,27 @@ import WebServer
         }
     }
 
+    @Test func asyncHandlerAnswersWhenItBlocksTheServerThread() async throws {
+        var configuration = HTTPServer.Configuration()
+        configuration.asyncHandlers = .blockThread
+        try await withServer(configuration: configuration, { router in
+            router.get("/slow") { _ in
+                try await Task.sleep(for: .milliseconds(20))
+                return .text("waited")
+            }
+            router.get("/fails") { _ in
+                await Task.yield()
+                throw HTTPError(.conflict, "Changed meanwhile.")
+            }
+        }) { server in
+            let client = server.client()
+            let response = try await client.get("/slow")
+            #expect(response.text == "waited")
+            let failure = try await client.get("/fails")
+            #expect(failure.status == 409)
+        }
+    }
+
     @Test func groupPrefixesItsRoutes() async throws {
         try await withServer({ router in
             router.group("/api").group("v1").get("/ping") { _ in .text("pong") }

@@ -136,6 +136,11 @@ let server = HTTPServer(configuration: .init(host: "127.0.0.1", port: 0, threadC
                         router: router)
 try server.start()
 let swiftPort = server.port
+// The same routes with asynchronous handlers run by blocking the server thread instead.
+let blockingServer = HTTPServer(configuration: .init(host: "127.0.0.1", port: 0, threadCount: 2, logsRequests: false,
+                                                     asyncHandlers: .blockThread), router: router)
+try blockingServer.start()
+let blockingPort = blockingServer.port
 
 print("webserver-bench: wrk -t\(options.threads) -c\(options.connections) -d\(options.duration)s --latency, "
       + "\(options.rounds) rounds, best of each; \(ProcessInfo.processInfo.activeProcessorCount) cores")
@@ -148,22 +153,30 @@ _ = try wrk("http://127.0.0.1:\(swiftPort)/template", options: options, duration
 let rssBefore = residentMiB()
 
 var best: [String: WrkResult] = [:]
+var lastBare = 0.0
 @MainActor func keepBest(_ name: String, _ result: WrkResult) {
     if let errors = result.errors { print("  \(name): \(errors)") }
     if best[name].map({ result.requestsPerSecond > $0.requestsPerSecond }) ?? true { best[name] = result }
 }
 for round in 1...options.rounds {
     print("round \(round)/\(options.rounds)...")
-    keepBest("bare", try wrk("http://127.0.0.1:\(barePort)/", options: options))
+    let bareRun = try wrk("http://127.0.0.1:\(barePort)/", options: options)
+    lastBare = bareRun.requestsPerSecond
+    keepBest("bare", bareRun)
     let plain = try wrk("http://127.0.0.1:\(swiftPort)/plain", options: options)
     swiftRequests += plain.requests
     keepBest("plain", plain)
     let async = try wrk("http://127.0.0.1:\(swiftPort)/async", options: options)
     swiftRequests += async.requests
     keepBest("async", async)
+    let blocking = try wrk("http://127.0.0.1:\(blockingPort)/async", options: options)
+    keepBest("blocking", blocking)
     let template = try wrk("http://127.0.0.1:\(swiftPort)/template", options: options)
     swiftRequests += template.requests
     keepBest("template", template)
+    print("  bare \(format(lastBare, 0))/s, plain \(format(plain.requestsPerSecond, 0))/s "
+          + "(\(format(plain.requestsPerSecond / lastBare * 100, 0))%), async \(format(async.requestsPerSecond, 0))/s, "
+          + "async blocking \(format(blocking.requestsPerSecond, 0))/s, template \(format(template.requestsPerSecond, 0))/s")
 }
 // Top up to the requested number of requests through the Swift server, for the memory check.
 while swiftRequests < options.memoryRequests {
@@ -177,13 +190,14 @@ let rssAfter = residentMiB()
 
 let bareRate = best["bare"]?.requestsPerSecond ?? .nan
 print("")
-print("| route                          | requests/s | p99 (ms) | vs bare |")
-print("|--------------------------------|-----------:|---------:|--------:|")
+print("| route                              | requests/s | p99 (ms) | vs bare |")
+print("|------------------------------------|-----------:|---------:|--------:|")
 for (name, label) in [("bare", "bare C handler (MHD, epoll, 2)"), ("plain", "WebServer plain route"),
-                      ("async", "WebServer async plain route"), ("template", "WebServer template route")] {
+                      ("async", "WebServer async, suspend (default)"), ("blocking", "WebServer async, block thread"),
+                      ("template", "WebServer template route")] {
     guard let result = best[name] else { continue }
     let ratio = name == "bare" ? "100%" : format(result.requestsPerSecond / bareRate * 100, 0) + "%"
-    print("| \(label.padding(toLength: 30, withPad: " ", startingAt: 0)) | \(format(result.requestsPerSecond, 0).leftPad(10)) "
+    print("| \(label.padding(toLength: 34, withPad: " ", startingAt: 0)) | \(format(result.requestsPerSecond, 0).leftPad(10)) "
           + "| \(format(result.p99Milliseconds, 2).leftPad(8)) | \(ratio.leftPad(7)) |")
 }
 let plainRatio = (best["plain"]?.requestsPerSecond ?? 0) / bareRate
@@ -195,6 +209,7 @@ print("memory: RSS \(format(rssBefore)) MiB after warm-up, \(format(rssAfter)) M
       + "through WebServer (\(growth >= 0 ? "+" : "")\(format(growth))%)")
 
 await server.shutdown()
+await blockingServer.shutdown()
 cbaremhd_stop(bare)
 
 extension String {

@@ -20,6 +20,8 @@ extension HTTPServer {
         /// How often a comment is sent on idle event streams, which keeps proxies from closing
         /// them and lets the server notice clients that went away.
         public var eventStreamKeepAlive: Duration
+        /// How handlers with `await` run (see `AsyncHandlerMode`).
+        public var asyncHandlers: AsyncHandlerMode
         /// Whether each request gets an access-log line (at `info`: method, path, status, bytes,
         /// duration, request ID). Turn off when a proxy in front already logs requests.
         public var logsRequests: Bool
@@ -29,7 +31,8 @@ extension HTTPServer {
                     limits: Limits = Limits(),
                     securityHeaders: HTTPFields = Configuration.defaultSecurityHeaders,
                     eventStreamKeepAlive: Duration = .seconds(15),
-                    logsRequests: Bool = true) {
+                    logsRequests: Bool = true,
+                    asyncHandlers: AsyncHandlerMode = .suspendConnection) {
             self.host = host
             self.port = port
             self.threadCount = threadCount
@@ -37,6 +40,7 @@ extension HTTPServer {
             self.securityHeaders = securityHeaders
             self.eventStreamKeepAlive = eventStreamKeepAlive
             self.logsRequests = logsRequests
+            self.asyncHandlers = asyncHandlers
         }
 
         /// The number of online processors.
@@ -51,6 +55,19 @@ extension HTTPServer {
             .referrerPolicy: "same-origin",
             .xFrameOptions: "DENY",
         ]
+    }
+
+    /// How a handler with `await` runs; handlers without `await` always run directly on a
+    /// libmicrohttpd thread.
+    public enum AsyncHandlerMode: Sendable {
+        /// The connection is suspended and the handler runs as a task; the libmicrohttpd thread
+        /// serves other connections meanwhile and the connection is resumed with the response.
+        /// A slow `await` (a save waiting for the disk) costs no server thread. The default.
+        case suspendConnection
+        /// The libmicrohttpd thread waits (on a semaphore) while the handler runs as a task. A
+        /// little cheaper per request, but each handler waiting holds one of the few server
+        /// threads: with 2 threads, 2 slow saves stall every other connection.
+        case blockThread
     }
 
     /// The limits, each answered with its own status and a short explanation.

@@ -1,4 +1,5 @@
 import CMicroHTTPD
+import Dispatch
 import HTTPTypes
 import Logging
 import Synchronization
@@ -165,6 +166,9 @@ final class ServerCore: Sendable {
             return queue(response, for: state, on: connection)
         case .found(.async(let handler), let parameters):
             request.parameters = parameters
+            if configuration.asyncHandlers == .blockThread {
+                return queue(runBlocking(handler, request: request), for: state, on: connection)
+            }
             runAsync(handler, request: request, state: state, connection: connection)
             return MHD_Result.YES
         }
@@ -189,6 +193,27 @@ final class ServerCore: Sendable {
             }
             self.complete(state, with: response, connection: handle)
         }
+    }
+
+    /// Runs the handler as a task and waits for it on this libmicrohttpd thread
+    /// (`AsyncHandlerMode.blockThread`). Tasks run on the concurrency pool, never on these
+    /// threads, so the wait cannot deadlock on itself.
+    private func runBlocking(_ handler: @escaping @Sendable (Request) async throws -> Response,
+                             request: Request) -> Response {
+        let outcome = AsyncOutcome()
+        let done = DispatchSemaphore(value: 0)
+        Task {
+            let response: Response
+            do {
+                response = try await handler(request)
+            } catch {
+                response = self.errorResponse(for: error, request: request)
+            }
+            outcome.value.withLock { $0.response = response }
+            done.signal()
+        }
+        done.wait()
+        return outcome.value.withLock { $0.response } ?? HTTPError(.internalServerError).response
     }
 
     /// Hands `response` to a suspended request and resumes it, once: the first caller (the

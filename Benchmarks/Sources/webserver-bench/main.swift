@@ -141,16 +141,28 @@ let blockingServer = HTTPServer(configuration: .init(host: "127.0.0.1", port: 0,
                                                      asyncHandlers: .blockThread), router: router)
 try blockingServer.start()
 let blockingPort = blockingServer.port
+// And without the default security headers (5 header lines, about 250 bytes per response), to
+// tell the layer's own cost from the cost of what it sends.
+let plainHeadersServer = HTTPServer(configuration: .init(host: "127.0.0.1", port: 0, threadCount: 2, securityHeaders: [:],
+                                                         logsRequests: false), router: router)
+try plainHeadersServer.start()
+let plainHeadersPort = plainHeadersServer.port
 
 print("webserver-bench: wrk -t\(options.threads) -c\(options.connections) -d\(options.duration)s --latency, "
       + "\(options.rounds) rounds, best of each; \(ProcessInfo.processInfo.activeProcessorCount) cores")
 print("bare libmicrohttpd on :\(barePort), WebServer on :\(swiftPort)")
 
-// Warm up both (and let the Swift side's memory settle before the baseline reading).
+// Warm up every server and route, so that the baseline reading below includes each one's
+// buffers, thread stacks and caches; growth after it would be a leak.
 _ = try wrk("http://127.0.0.1:\(barePort)/", options: options, duration: 2)
-var swiftRequests = try wrk("http://127.0.0.1:\(swiftPort)/plain", options: options, duration: 3).requests
-_ = try wrk("http://127.0.0.1:\(swiftPort)/template", options: options, duration: 2)
+var swiftRequests = 0
+for url in ["http://127.0.0.1:\(swiftPort)/plain", "http://127.0.0.1:\(swiftPort)/async",
+            "http://127.0.0.1:\(swiftPort)/template", "http://127.0.0.1:\(blockingPort)/async",
+            "http://127.0.0.1:\(plainHeadersPort)/plain"] {
+    swiftRequests += try wrk(url, options: options, duration: 2).requests
+}
 let rssBefore = residentMiB()
+var rssReadings: [(requests: Int, mebibytes: Double)] = [(swiftRequests, rssBefore)]
 
 var best: [String: WrkResult] = [:]
 var lastBare = 0.0
@@ -166,23 +178,29 @@ for round in 1...options.rounds {
     let plain = try wrk("http://127.0.0.1:\(swiftPort)/plain", options: options)
     swiftRequests += plain.requests
     keepBest("plain", plain)
+    let noHeaders = try wrk("http://127.0.0.1:\(plainHeadersPort)/plain", options: options)
+    swiftRequests += noHeaders.requests
+    keepBest("noHeaders", noHeaders)
     let async = try wrk("http://127.0.0.1:\(swiftPort)/async", options: options)
     swiftRequests += async.requests
     keepBest("async", async)
     let blocking = try wrk("http://127.0.0.1:\(blockingPort)/async", options: options)
+    swiftRequests += blocking.requests
     keepBest("blocking", blocking)
     let template = try wrk("http://127.0.0.1:\(swiftPort)/template", options: options)
     swiftRequests += template.requests
     keepBest("template", template)
     print("  bare \(format(lastBare, 0))/s, plain \(format(plain.requestsPerSecond, 0))/s "
-          + "(\(format(plain.requestsPerSecond / lastBare * 100, 0))%), async \(format(async.requestsPerSecond, 0))/s, "
+          + "(\(format(plain.requestsPerSecond / lastBare * 100, 0))%), without security headers \(format(noHeaders.requestsPerSecond, 0))/s, async \(format(async.requestsPerSecond, 0))/s, "
           + "async blocking \(format(blocking.requestsPerSecond, 0))/s, template \(format(template.requestsPerSecond, 0))/s")
+    rssReadings.append((swiftRequests, residentMiB()))
 }
 // Top up to the requested number of requests through the Swift server, for the memory check.
 while swiftRequests < options.memoryRequests {
     let rate = max(best["plain"]?.requestsPerSecond ?? 50_000, 10_000)
     let seconds = min(60, max(2, Int((Double(options.memoryRequests - swiftRequests) / rate).rounded(.up))))
     swiftRequests += try wrk("http://127.0.0.1:\(swiftPort)/plain", options: options, duration: seconds).requests
+    rssReadings.append((swiftRequests, residentMiB()))
 }
 let rssAfter = residentMiB()
 
@@ -190,14 +208,15 @@ let rssAfter = residentMiB()
 
 let bareRate = best["bare"]?.requestsPerSecond ?? .nan
 print("")
-print("| route                              | requests/s | p99 (ms) | vs bare |")
-print("|------------------------------------|-----------:|---------:|--------:|")
+print("| route                                | requests/s | p99 (ms) | vs bare |")
+print("|--------------------------------------|-----------:|---------:|--------:|")
 for (name, label) in [("bare", "bare C handler (MHD, epoll, 2)"), ("plain", "WebServer plain route"),
+                      ("noHeaders", "WebServer plain, no security headers"),
                       ("async", "WebServer async, suspend (default)"), ("blocking", "WebServer async, block thread"),
                       ("template", "WebServer template route")] {
     guard let result = best[name] else { continue }
     let ratio = name == "bare" ? "100%" : format(result.requestsPerSecond / bareRate * 100, 0) + "%"
-    print("| \(label.padding(toLength: 34, withPad: " ", startingAt: 0)) | \(format(result.requestsPerSecond, 0).leftPad(10)) "
+    print("| \(label.padding(toLength: 36, withPad: " ", startingAt: 0)) | \(format(result.requestsPerSecond, 0).leftPad(10)) "
           + "| \(format(result.p99Milliseconds, 2).leftPad(8)) | \(ratio.leftPad(7)) |")
 }
 let plainRatio = (best["plain"]?.requestsPerSecond ?? 0) / bareRate
@@ -206,10 +225,12 @@ print("plain route keeps \(format(plainRatio * 100, 0))% of the bare handler's t
       + (plainRatio >= 0.8 ? "met" : "NOT met"))
 let growth = (rssAfter - rssBefore) / rssBefore * 100
 print("memory: RSS \(format(rssBefore)) MiB after warm-up, \(format(rssAfter)) MiB after \(swiftRequests) requests "
-      + "through WebServer (\(growth >= 0 ? "+" : "")\(format(growth))%)")
+      + "through WebServer (\(growth >= 0 ? "+" : "")\(format(growth))%); readings (requests: MiB): "
+      + rssReadings.map { "\($0.requests): \(format($0.mebibytes))" }.joined(separator: ", "))
 
 await server.shutdown()
 await blockingServer.shutdown()
+await plainHeadersServer.shutdown()
 cbaremhd_stop(bare)
 
 extension String {

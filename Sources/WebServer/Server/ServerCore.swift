@@ -68,8 +68,7 @@ final class ServerCore: Sendable {
                                  headers: [.retryAfter: "1"])
             return queue(busy.response, for: state, on: connection, closing: true)
         }
-        let chunked = MHD_lookup_connection_value(connection, .HEADER_KIND, "Transfer-Encoding") != nil
-        var expectsBody = chunked
+        var expectsBody = MHD_lookup_connection_value(connection, .HEADER_KIND, "Transfer-Encoding") != nil
         if let lengthText = MHD_lookup_connection_value(connection, .HEADER_KIND, "Content-Length") {
             // MHD has already answered 400 to a malformed Content-Length.
             let length = Int(String(cString: lengthText)) ?? Int.max

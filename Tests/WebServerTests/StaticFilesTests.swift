@@ -60,16 +60,21 @@ import WebServer
                 "/static/%2E%2E/secret.txt", "/static/..%2fsecret.txt", "/static/%2e%2e%2fsecret.txt",
                 "/static/sub%2f..%2f..%2fsecret.txt", "/static/..%5csecret.txt", "/static/escape.txt",
                 "/static/up/secret.txt", "/static//etc/passwd", "/static/%2fetc%2fpasswd", "/static/.env",
-                "/static/%2eenv", "/static/sub/%00ok.txt", "/static/", "/static/sub",
+                "/static/%2eenv", "/static/", "/static/sub",
+                "/static/sub/ok.txt/..", "/static/%5c..%5csecret.txt",
             ]
             for path in attempts {
                 // raw requests, since HTTP clients normalize dot segments away
                 let raw = try server.rawConnection()
                 raw.send("GET \(path) HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
                 let reply = await raw.receive()
-                #expect(reply.hasPrefix("HTTP/1.1 404") || reply.hasPrefix("HTTP/1.1 400"), "\(path): \(reply.prefix(20))")
+                #expect(reply.hasPrefix("HTTP/1.1 404"), "\(path): \(reply.prefix(20))")
                 #expect(!reply.contains("SECRET") && !reply.contains("HIDDEN") && !reply.contains("root:"), "\(path)")
             }
+            // a NUL byte is refused before any file lookup
+            let raw = try server.rawConnection()
+            raw.send("GET /static/sub/%00ok.txt HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+            #expect(await raw.receive().hasPrefix("HTTP/1.1 400"))
             // while a file inside is served
             let inside = try await server.client().get("/static/sub/ok.txt")
             #expect(inside.text == "fine")

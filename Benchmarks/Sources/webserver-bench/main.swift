@@ -198,7 +198,7 @@ for round in 1...options.rounds {
 // Top up to the requested number of requests through the Swift server, for the memory check.
 while swiftRequests < options.memoryRequests {
     let rate = max(best["plain"]?.requestsPerSecond ?? 50_000, 10_000)
-    let seconds = min(60, max(2, Int((Double(options.memoryRequests - swiftRequests) / rate).rounded(.up))))
+    let seconds = min(10, max(2, Int((Double(options.memoryRequests - swiftRequests) / rate).rounded(.up))))
     swiftRequests += try wrk("http://127.0.0.1:\(swiftPort)/plain", options: options, duration: seconds).requests
     rssReadings.append((swiftRequests, residentMiB()))
 }

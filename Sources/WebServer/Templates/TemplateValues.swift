@@ -23,24 +23,30 @@ enum TemplateValues {
     /// Type → kind, shared by the server threads; the lock is held only for the lookup.
     private static let kinds = Mutex<[ObjectIdentifier: Kind]>([:])
 
-    static func snapshot(_ value: Any, depth: Int = 0) -> Any {
+    static func snapshot(_ value: Any) -> Any {
+        convert(value, depth: 0) ?? [String: Any]()
+    }
+
+    /// The converted value, or nil for an empty optional (then the key is left out, as
+    /// swift-mustache itself treats nil: a false section, an empty variable).
+    private static func convert(_ value: Any, depth: Int) -> Any? {
         guard depth < maximumDepth else { return value }
         switch kind(of: value) {
         case .leaf:
             return value
         case .optional:
-            guard let wrapped = Mirror(reflecting: value).children.first?.value else { return value }
-            return snapshot(wrapped, depth: depth + 1)
+            guard let wrapped = Mirror(reflecting: value).children.first?.value else { return nil }
+            return convert(wrapped, depth: depth + 1)
         case .collection:
-            return Mirror(reflecting: value).children.map { snapshot($0.value, depth: depth + 1) }
+            return Mirror(reflecting: value).children.compactMap { convert($0.value, depth: depth + 1) }
         case .dictionary:
             guard let dictionary = value as? [String: Any] else { return value }
-            return dictionary.mapValues { snapshot($0, depth: depth + 1) }
+            return dictionary.compactMapValues { convert($0, depth: depth + 1) }
         case .record:
             var fields: [String: Any] = [:]
             for child in Mirror(reflecting: value).children {
                 guard let label = child.label else { continue }
-                fields[label] = snapshot(child.value, depth: depth + 1)
+                fields[label] = convert(child.value, depth: depth + 1)
             }
             // A type without stored properties renders as itself.
             return fields.isEmpty ? value : fields

@@ -37,22 +37,26 @@ import WebServer
     }
 
     @Test func structsOptionalsArraysAndFlagsRenderLikeMustacheExpects() throws {
-        struct Line { var label: String; var amount: Double }
+        struct Money: CustomStringConvertible {
+            var cents: Int
+            var description: String { "\(cents / 100).\(cents % 100) EUR" }
+        }
+        struct Line { var label: String; var amount: Money }
         final class Customer { let name = "Ada"; let email: String? = nil }
         struct Invoice { var number: Int; var paid: Bool; var note: String?; var lines: [Line]; var customer: Customer
                          var extra: [String: Int] }
         let directory = try makeDirectory([
             "invoice.mustache": "#{{number}} {{customer.name}}{{#customer.email}} <{{.}}>{{/customer.email}}"
                 + "{{#paid}} paid{{/paid}}{{^paid}} due{{/paid}}{{#note}} ({{.}}){{/note}}:"
-                + "{{#lines}} {{label}}={{amount}}{{/lines}} x={{extra.x}}",
+                + "{{#lines}} {{label}}={{amount}}/{{amount.cents}}{{/lines}} x={{extra.x}}",
         ])
         defer { try? FileManager.default.removeItem(at: directory) }
         let pages = try TemplateRenderer(directory: directory.path)
         let invoice = Invoice(number: 7, paid: false, note: nil,
-                              lines: [Line(label: "a<b", amount: 1.5), Line(label: "c", amount: 2)],
+                              lines: [Line(label: "a<b", amount: Money(cents: 150)), Line(label: "c", amount: Money(cents: 275))],
                               customer: Customer(), extra: ["x": 3])
         let rendered = try pages.render("invoice", invoice, layout: nil)
-        #expect(rendered == "#7 Ada due: a&lt;b=1.5 c=2.0 x=3")
+        #expect(rendered == "#7 Ada due: a&lt;b=1.50 EUR/150 c=2.75 EUR/275 x=3")
     }
 
     @Test func developmentModeRereadsTemplatesFromDisk() throws {

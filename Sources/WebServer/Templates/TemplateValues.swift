@@ -70,7 +70,9 @@ enum TemplateValues {
         case .optional: return .optional
         case .collection, .set: return .collection
         case .dictionary: return value is [String: Any] ? .dictionary : .leaf
-        case .struct, .class: return .record
+        // A type with its own description (Money, Date, Decimal, UUID) is printed, not taken apart:
+        // `{{total}}` keeps showing "12.50 EUR"; `{{total.cents}}` still works, through Mirror.
+        case .struct, .class: return value is CustomStringConvertible ? .leaf : .record
         default: return .leaf   // numbers, Bool, enums, tuples: rendered as they are
         }
     }

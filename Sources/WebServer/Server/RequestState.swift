@@ -22,8 +22,8 @@ final class RequestState: @unchecked Sendable {
     var phase = Phase.receivingBody
     let start: ContinuousClock.Instant
     let method: HTTPRequest.Method
-    /// The raw path until it is decoded, then the decoded one (for the access log).
-    var path: String
+    /// The decoded path (or the raw one when it does not decode), for the handler and the log.
+    var path = ""
     var segments: [String] = []
     var query = QueryParameters()
     var headers = HTTPFields()
@@ -35,10 +35,9 @@ final class RequestState: @unchecked Sendable {
     /// Created only for asynchronous handlers, so that the common synchronous path allocates no lock.
     var asyncOutcome: AsyncOutcome?
 
-    init(start: ContinuousClock.Instant, method: HTTPRequest.Method, path: String) {
+    init(start: ContinuousClock.Instant, method: HTTPRequest.Method) {
         self.start = start
         self.method = method
-        self.path = path
     }
 }
 

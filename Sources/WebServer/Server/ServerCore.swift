@@ -1,3 +1,8 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import CMicroHTTPD
 import Dispatch
 import HTTPTypes
@@ -51,9 +56,8 @@ final class ServerCore: Sendable {
             let state = Unmanaged<RequestState>.fromOpaque(existing).takeUnretainedValue()
             return proceed(state, connection: connection, uploadData: uploadData, uploadSize: uploadSize)
         }
-        // MHD has already rejected request lines whose method is not a token.
-        guard let method = HTTPRequest.Method(String(cString: method)) else { return MHD_Result.NO }
-        let state = RequestState(start: .now, method: method, path: String(cString: url))
+        guard let method = Self.method(method) else { return MHD_Result.NO }
+        let state = RequestState(start: .now, method: method)
         context.pointee = Unmanaged.passRetained(state).toOpaque()
         requestsInFlight.add(1, ordering: .relaxed)
         state.requestID = requestIDs.next()
@@ -63,6 +67,7 @@ final class ServerCore: Sendable {
     private func begin(_ state: RequestState, connection: OpaquePointer, url: UnsafePointer<CChar>) -> MHD_Result {
         let limits = configuration.limits
         if cmhd_connection_socket_context(connection) == Self.overLimitMarker {
+            state.path = Self.rawPath(url)
             let busy = HTTPError(.serviceUnavailable,
                                  "Service unavailable: the server is serving its maximum of \(limits.maximumConnections) connections. Retry in a moment.",
                                  headers: [.retryAfter: "1"])
@@ -73,6 +78,7 @@ final class ServerCore: Sendable {
             // MHD has already answered 400 to a malformed Content-Length.
             let length = Int(String(cString: lengthText)) ?? Int.max
             if length > limits.maximumBodySize {
+                state.path = Self.rawPath(url)
                 return queue(tooLarge.response, for: state, on: connection, closing: true)
             }
             expectsBody = expectsBody || length > 0
@@ -82,9 +88,24 @@ final class ServerCore: Sendable {
         do {
             try RequestTarget.read(url: url, connection: connection, into: state)
         } catch {
+            state.path = Self.rawPath(url)
             return queue(error.response, for: state, on: connection, closing: expectsBody)
         }
         return MHD_Result.YES
+    }
+
+    /// The request method; the common ones without building a String. MHD has already rejected
+    /// request lines whose method is not a token.
+    private static func method(_ name: UnsafePointer<CChar>) -> HTTPRequest.Method? {
+        if strcmp(name, "GET") == 0 { return .get }
+        if strcmp(name, "POST") == 0 { return .post }
+        if strcmp(name, "HEAD") == 0 { return .head }
+        return HTTPRequest.Method(String(cString: name))
+    }
+
+    /// The path as received, for the log line of a request refused before it was decoded.
+    private static func rawPath(_ url: UnsafePointer<CChar>) -> String {
+        String(decoding: UnsafeRawBufferPointer(start: url, count: strlen(url)), as: UTF8.self)
     }
 
     private func proceed(_ state: RequestState, connection: OpaquePointer, uploadData: UnsafePointer<CChar>?,

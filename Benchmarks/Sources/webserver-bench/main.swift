@@ -39,6 +39,17 @@ struct WrkResult {
     var p99Milliseconds: Double
     var requests: Int
     var errors: String?
+    /// CPU time (user + system) this process spent per request during the run: the servers'
+    /// own cost, which load from other processes on the machine does not inflate much.
+    var cpuMicrosecondsPerRequest = Double.nan
+}
+
+/// User + system CPU time of this process, in microseconds.
+func processCPUMicroseconds() -> Double {
+    var usage = rusage()
+    getrusage(__rusage_who_t(RUSAGE_SELF.rawValue), &usage)
+    return Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) * 1e6
+        + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec)
 }
 
 /// Runs wrk once; the run is bounded by wrk's own duration plus a watchdog.
@@ -50,13 +61,16 @@ func wrk(_ url: String, options: Options, duration: Int? = nil) throws -> WrkRes
     let pipe = Pipe()
     process.standardOutput = pipe
     process.standardError = pipe
+    let cpuBefore = processCPUMicroseconds()
     try process.run()
     let watchdog = DispatchWorkItem { if process.isRunning { process.terminate() } }
     DispatchQueue.global().asyncAfter(deadline: .now() + .seconds(seconds + 30), execute: watchdog)
     let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
     process.waitUntilExit()
     watchdog.cancel()
-    return parse(output)
+    var result = parse(output)
+    result.cpuMicrosecondsPerRequest = (processCPUMicroseconds() - cpuBefore) / Double(max(result.requests, 1))
+    return result
 }
 
 func parse(_ output: String) -> WrkResult {
@@ -229,8 +243,8 @@ let rssAfter = residentMiB()
 
 let bareRate = best["bare"]?.requestsPerSecond ?? .nan
 print("")
-print("| route                                | requests/s | p99 (ms) | vs bare |")
-print("|--------------------------------------|-----------:|---------:|--------:|")
+print("| route                                | requests/s | p99 (ms) | vs bare | server CPU µs/request |")
+print("|--------------------------------------|-----------:|---------:|--------:|----------------------:|")
 for (name, label) in [("bare", "bare C handler (MHD, epoll, 2)"), ("plain", "WebServer plain route"),
                       ("noHeaders", "WebServer plain, no security headers"),
                       ("async", "WebServer async, suspend (default)"), ("blocking", "WebServer async, block thread"),
@@ -238,7 +252,8 @@ for (name, label) in [("bare", "bare C handler (MHD, epoll, 2)"), ("plain", "Web
     guard let result = best[name] else { continue }
     let ratio = name == "bare" ? "100%" : format(result.requestsPerSecond / bareRate * 100, 0) + "%"
     print("| \(label.padding(toLength: 36, withPad: " ", startingAt: 0)) | \(format(result.requestsPerSecond, 0).leftPad(10)) "
-          + "| \(format(result.p99Milliseconds, 2).leftPad(8)) | \(ratio.leftPad(7)) |")
+          + "| \(format(result.p99Milliseconds, 2).leftPad(8)) | \(ratio.leftPad(7)) "
+          + "| \(format(result.cpuMicrosecondsPerRequest, 1).leftPad(21)) |")
 }
 let bestRatio = (best["plain"]?.requestsPerSecond ?? 0) / bareRate
 let sortedRatios = roundRatios.sorted()

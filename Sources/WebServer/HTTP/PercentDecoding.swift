@@ -35,6 +35,10 @@ enum PercentDecoding {
     }
 
     private static func validated(_ bytes: some Collection<UInt8>, part: String) throws(HTTPError) -> String {
+        // Printable ASCII (nearly every path and query) needs no UTF-8 validation.
+        if bytes.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) {
+            return String(decoding: bytes, as: UTF8.self)
+        }
         guard let string = String(validating: bytes, as: UTF8.self) else {
             throw HTTPError(.badRequest, "Bad request: the \(part) is not valid UTF-8.")
         }

@@ -48,12 +48,13 @@ extension HTTPServer {
 
         /// Strict defaults for a server-rendered site: resources from the same origin only, no
         /// framing (`frame-ancestors 'none'`), no MIME sniffing, no referrer sent to other sites.
+        /// (`X-Frame-Options` is left out: every current browser honours `frame-ancestors`, and
+        /// each header line costs measurably per response on the fast path.)
         public static let defaultSecurityHeaders: HTTPFields = [
             .contentSecurityPolicy: "default-src 'self'; img-src 'self' data:; object-src 'none'; "
                 + "base-uri 'self'; form-action 'self'; frame-ancestors 'none'",
             .xContentTypeOptions: "nosniff",
             .referrerPolicy: "same-origin",
-            .xFrameOptions: "DENY",
         ]
     }
 

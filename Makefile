@@ -58,3 +58,8 @@ bench: deps-bench
 
 clean:
 	rm -rf .build .build-tsan Benchmarks/.build
+
+# The WebServer benchmark alone: wrk against a bare libmicrohttpd handler and the Swift routes.
+.PHONY: bench-web
+bench-web: deps-bench
+	cd Benchmarks && $(SWIFT) build -c release --product webserver-bench && .build/release/webserver-bench

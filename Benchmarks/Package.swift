@@ -25,7 +25,7 @@ let package = Package(
             .product(name: "ObjectGraph", package: "Invoices"),
         ]),
         // A bare C libmicrohttpd handler, the baseline for the WebServer benchmark.
-        .target(name: "CBareMHD"),
+        .target(name: "CBareMHD", linkerSettings: [.linkedLibrary("microhttpd")]),
         // WebServer routes against the bare handler, driven by wrk.
         .executableTarget(name: "webserver-bench", dependencies: [
             "CBareMHD",

@@ -1,1 +1,0 @@
-// Placeholder: the WebServer module is built in its own issue.

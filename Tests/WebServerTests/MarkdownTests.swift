@@ -1,0 +1,48 @@
+import Testing
+import WebServer
+
+@Suite struct MarkdownTests {
+    @Test func safeModeDropsRawHTMLAndJavaScriptLinks() {
+        let html = Markdown().html(from: """
+            Hello <script>alert(1)</script> world
+
+            <div onclick="steal()">block</div>
+
+            [click](javascript:alert(1)) and ![img](javascript:x)
+            """)
+        #expect(!html.contains("<script>"))
+        #expect(!html.contains("onclick"))
+        #expect(!html.contains("javascript:"))
+        #expect(html.contains("<a href=\"\">click</a>"))
+    }
+
+    @Test func trustedModeKeepsRawHTML() {
+        let html = Markdown(options: .trusted).html(from: "<aside>note</aside>\n\ntext")
+        #expect(html.contains("<aside>note</aside>"))
+    }
+
+    @Test func headingsGetUniqueAnchors() {
+        let html = Markdown().html(from: """
+            # Totals per currency
+
+            ## `EUR` & <b>USD</b>
+
+            ## Totals per currency
+            """)
+        #expect(html.contains("<h1 id=\"totals-per-currency\">Totals per currency</h1>"))
+        #expect(html.contains("<h2 id=\"eur-usd\"><code>EUR</code> &amp; <!-- raw HTML omitted -->USD<!-- raw HTML omitted --></h2>"))
+        #expect(html.contains("<h2 id=\"totals-per-currency-1\">Totals per currency</h2>"))
+    }
+
+    @Test func markdownPageIsServedAsHTML() async throws {
+        let markdown = Markdown()
+        try await withServer({ router in
+            router.get("/docs/:page") { request in
+                .html(markdown.html(from: "# Page \(request.parameters["page"] ?? "")\n\nSome *text*."))
+            }
+        }) { server in
+            let response = try await server.client().get("/docs/intro")
+            #expect(response.text == "<h1 id=\"page-intro\">Page intro</h1>\n<p>Some <em>text</em>.</p>\n")
+        }
+    }
+}

@@ -134,3 +134,24 @@ final class Loner: ManagedObject {
         #expect(entity.relationship(named: "client")?.destinationEntityName == "Client")
     }
 }
+
+@Suite struct IndexTests {
+    private func indexNames(_ path: String) throws -> Set<String> {
+        let db = try SQLiteConnection(path: path, readOnly: true, create: false, busyTimeout: 1)
+        let statement = try db.statement("SELECT name FROM sqlite_master WHERE type = 'index'")
+        var names = Set<String>()
+        while try statement.step() { if let n = statement.string(at: 0) { names.insert(n) } }
+        return names
+    }
+
+    @Test func anIndexedAttributeGetsAnIndexWithoutChangingTheModelHash() throws {
+        let url = TestStack.fileURL()
+        _ = try TestStack.coordinator(at: url)
+        #expect(try indexNames(url.path).contains("Client_city_index"))
+        #expect(TestStack.model.entity(named: "Client")?.attribute(named: "city")?.isIndexed == true)
+        // Reopening an up-to-date store writes nothing.
+        let before = try Data(contentsOf: url)
+        _ = try TestStack.coordinator(at: url)
+        #expect(try Data(contentsOf: url) == before)
+    }
+}

@@ -26,4 +26,7 @@ public enum AttributeConstraint: Sendable, Hashable {
     case pattern(String)
     /// No two objects of the entity have the same value (nil values never clash).
     case unique
+    /// The store keeps an index on the attribute, for fast sorting and searching. Adding or
+    /// removing it never needs a migration: the index is created when the store opens.
+    case indexed
 }

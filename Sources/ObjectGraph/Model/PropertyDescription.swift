@@ -22,6 +22,7 @@ public struct AttributeDescription: Sendable, Hashable {
     let defaultValue: StoredValue
 
     public var isUnique: Bool { constraints.contains(.unique) }
+    public var isIndexed: Bool { constraints.contains(.indexed) }
 }
 
 /// A relationship of an entity, derived from a `@Relationship` declaration.

@@ -135,7 +135,25 @@ final class SQLiteStore: Sendable {
         }
         if !isMemory { try db.execute("PRAGMA journal_mode = WAL") }
         try db.execute("PRAGMA synchronous = NORMAL")
+        try createMissingIndexes(model: model, in: db)
         return identifier
+    }
+
+    /// Indexes declared with `@Attribute(.indexed)` that the file lacks (they are not part of
+    /// the model's hash: declaring one never needs a migration). Only missing ones are
+    /// written, so opening an up-to-date store writes nothing.
+    private static func createMissingIndexes(model: ManagedObjectModel, in db: SQLiteConnection) throws {
+        let existing = try db.statement("SELECT name FROM sqlite_master WHERE type = 'index'")
+        defer { existing.reset() }
+        var names = Set<String>()
+        while try existing.step() { if let name = existing.string(at: 0) { names.insert(name) } }
+        for entity in model.entities {
+            for attribute in entity.attributes where attribute.isIndexed {
+                let name = "\(entity.name)_\(attribute.name)_index"
+                guard !names.contains(name) else { continue }
+                try db.execute("CREATE INDEX IF NOT EXISTS \(SQLSchema.quote(name)) ON \(SQLSchema.table(entity))(\(SQLSchema.quote(attribute.name)))")
+            }
+        }
     }
 
     private static func metadata(_ key: String, in db: SQLiteConnection) throws -> String? {

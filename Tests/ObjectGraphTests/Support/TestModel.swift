@@ -8,7 +8,7 @@ enum InvoiceStatus: String, AttributeValue, CaseIterable, Codable {
 final class Client: ManagedObject {
     @Attribute(.required, .maxLength(120)) var name: String
     @Attribute(.unique, .pattern(#"[^@\s]+@[^@\s]+\.[^@\s]+"#)) var email: String?
-    @Attribute var city: String?
+    @Attribute(.indexed) var city: String?
     @Attribute var createdAt: Date = Date(timeIntervalSince1970: 1_700_000_000)
     @Attribute var isActive: Bool = true
     @Relationship(inverse: \Invoice.client, deleteRule: .cascade) var invoices: Set<Invoice>

@@ -113,6 +113,7 @@ final class SQLiteStore: Sendable {
                     """)
                 for entity in model.entities { try createTable(entity, model: model, in: db) }
                 try writeMetadata(db, identifier: identifier, model: model)
+                try createMissingIndexes(model: model, in: db)
             }
             return identifier
         case .upToDate(let id):

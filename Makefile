@@ -53,8 +53,18 @@ test-tsan: deps
 	$(SWIFT) test --disable-xctest --sanitize=thread --scratch-path .build-tsan --filter ObjectGraphTests
 
 # Benchmarks are a separate package, built in release mode; not part of `make test`.
+# (SwiftPM can miss files added to the root package: release.yaml is rebuilt each time.)
 bench: deps-bench
-	cd Benchmarks && $(SWIFT) build -c release && .build/release/objectgraph-bench && .build/release/webserver-bench
+	rm -f Benchmarks/.build/release.yaml
+	cd Benchmarks && $(SWIFT) build -c release && .build/release/objectgraph-bench \
+	  && .build/release/nesting-bench && .build/release/webserver-bench
+
+# The ObjectGraph benchmarks alone (against raw SQLite and GRDB; nested contexts).
+.PHONY: bench-objectgraph
+bench-objectgraph: deps
+	rm -f Benchmarks/.build/release.yaml
+	cd Benchmarks && $(SWIFT) build -c release --product objectgraph-bench --product nesting-bench \
+	  && .build/release/objectgraph-bench && .build/release/nesting-bench
 
 clean:
 	rm -rf .build .build-tsan Benchmarks/.build

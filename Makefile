@@ -63,7 +63,8 @@ bench: deps-bench
 .PHONY: bench-objectgraph
 bench-objectgraph: deps
 	rm -f Benchmarks/.build/release.yaml
-	cd Benchmarks && $(SWIFT) build -c release --product objectgraph-bench --product nesting-bench \
+	cd Benchmarks && $(SWIFT) build -c release --product objectgraph-bench \
+	  && $(SWIFT) build -c release --product nesting-bench \
 	  && .build/release/objectgraph-bench && .build/release/nesting-bench
 
 clean:

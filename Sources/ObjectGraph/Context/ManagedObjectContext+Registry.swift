@@ -138,22 +138,6 @@ extension ManagedObjectContext {
         return object
     }
 
-    /// The registered object for `id` filled with `snapshot`, or a new one; objects with
-    /// unsaved changes keep their values (a fetch never overwrites local edits).
-    func materialize(_ id: ObjectID, entity: EntityDescription, snapshot: RowSnapshot) -> ManagedObject {
-        if let existing = registeredObject(for: id) {
-            if existing.lifecycle == .fault {
-                fill(existing, with: snapshot)
-            } else if !existing.hasChanges && snapshot.version > existing.rowVersion {
-                fill(existing, with: snapshot)
-            }
-            return existing
-        }
-        let object = makeFault(id, entity: entity)
-        fill(object, with: snapshot)
-        return object
-    }
-
     func fill(_ object: ManagedObject, with snapshot: RowSnapshot, retainingRow: Bool = true) {
         object.values = snapshot.values
         object.baseValues = snapshot.values

@@ -146,11 +146,6 @@ public final class ManagedObjectModel: Sendable {
         entitiesByType[ObjectIdentifier(type)]
     }
 
-    func requireEntity(named name: String) throws -> EntityDescription {
-        guard let e = entitiesByName[name] else { throw ModelError.unknownEntity(name) }
-        return e
-    }
-
     /// The property path a key path names, starting at `entity`; nil when it names anything
     /// but `@Attribute`/`@Relationship` properties (a computed property, say).
     func propertyPath(for keyPath: AnyKeyPath, in entity: EntityDescription) -> [PropertyStep]? {
@@ -214,8 +209,6 @@ final class PrototypeRegistry: @unchecked Sendable {
               let rel = entity.relationshipDescription(at: index), !rel.isToMany else { return nil }
         return prototypes[rel.destinationEntityName]
     }
-
-    func prototype(named name: String) -> ManagedObject? { prototypes[name] }
 
     /// Applies `keyPath` to the prototype of `entityName` and returns the properties it read.
     func record(_ keyPath: AnyKeyPath, on entityName: String) -> [PropertyStep]? {

@@ -167,3 +167,34 @@ import Testing
         }
     }
 }
+
+@Suite struct ObjectIDPredicateTests {
+    @Test func aPredicateCanCompareAnObjectOrItsRelationshipWithACapturedID() async throws {
+        let context = ManagedObjectContext(.privateQueue, coordinator: try TestStack.coordinator())
+        try await context.perform {
+            let acme = Client(context: context)
+            acme.name = "Acme"
+            let globex = Client(context: context)
+            globex.name = "Globex"
+            for (identifier, client) in [("A-1", acme), ("A-2", acme), ("G-1", globex)] {
+                let invoice = Invoice(context: context)
+                invoice.identifier = identifier
+                invoice.client = client
+            }
+            try context.save()
+            let acmeID = acme.objectID
+            let ofAcme = try context.fetch(FetchRequest<Invoice>(predicate: #Predicate { $0.client?.objectID == acmeID },
+                                                                 sortBy: [SortDescriptor(\.identifier)]))
+            #expect(ofAcme.map(\.identifier) == ["A-1", "A-2"])
+            let itself = try context.fetch(FetchRequest<Client>(predicate: #Predicate { $0.objectID == acmeID }))
+            #expect(itself.map(\.name) == ["Acme"])
+            // With a pending change the predicate runs in memory too, with the same answer.
+            let unsaved = Invoice(context: context)
+            unsaved.identifier = "A-3"
+            unsaved.client = acme
+            let withPending = try context.fetch(FetchRequest<Invoice>(predicate: #Predicate { $0.client?.objectID == acmeID },
+                                                                      sortBy: [SortDescriptor(\.identifier)]))
+            #expect(withPending.map(\.identifier) == ["A-1", "A-2", "A-3"])
+        }
+    }
+}

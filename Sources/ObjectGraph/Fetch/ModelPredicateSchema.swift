@@ -5,8 +5,13 @@ struct ModelPredicateSchema: PredicateSchema {
     let model: ManagedObjectModel
 
     func resolve(_ keyPath: AnyKeyPath, from entityName: String) -> [ResolvedStep]? {
-        guard let entity = model.entity(named: entityName),
-              let path = model.propertyPath(for: keyPath, in: entity) else { return nil }
+        guard let entity = model.entity(named: entityName) else { return nil }
+        guard let path = model.propertyPath(for: keyPath, in: entity) else {
+            // `objectID` is the row's primary key (a captured ID binds as its key).
+            guard model.isObjectIDKeyPath(keyPath, in: entity) else { return nil }
+            return [ResolvedStep(entity: entity.name, table: SQLSchema.table(entity),
+                                 column: SQLSchema.primaryKeyColumn, kind: .attribute(.int64))]
+        }
         var steps: [ResolvedStep] = []
         for step in path {
             guard let owner = model.entity(named: step.entityName), step.index < owner.properties.count else { return nil }

@@ -301,6 +301,8 @@ extension PredicateTranslation {
         case let v as Date: return .date(v)
         case let v as UUID: return .uuid(v)
         case let v as Data: return .data(v)
+        // An object ID compares as its primary key; a temporary one names no stored row.
+        case let v as ObjectID: return .int(v.primaryKey ?? -1)
         case let v as any BinaryInteger:
             guard let int = Int64(exactly: v) else {
                 throw PredicateTranslationError.unsupportedValue(

@@ -155,6 +155,12 @@ public final class ManagedObjectModel: Sendable {
         return path
     }
 
+    /// Whether `keyPath` reads an object's `objectID` (which predicates compare to a
+    /// captured ID, as the row's primary key).
+    func isObjectIDKeyPath(_ keyPath: AnyKeyPath, in entity: EntityDescription) -> Bool {
+        prototypes.readsObjectID(keyPath, on: entity.name)
+    }
+
     private static func makePrototype(of type: ManagedObject.Type) -> (ManagedObject, [PropertyDeclaration]) {
         let state = ThreadState.current
         state.reset()
@@ -225,6 +231,18 @@ final class PrototypeRegistry: @unchecked Sendable {
                 else { return nil }
                 return PropertyStep(entityName: name, index: step.index)
             }
+        }
+    }
+
+    /// Applies `keyPath` to the prototype and tells whether it returned the prototype's ID.
+    func readsObjectID(_ keyPath: AnyKeyPath, on entityName: String) -> Bool {
+        lock.withLock {
+            guard let proto = prototypes[entityName] else { return false }
+            func open<Root>(_: Root.Type) -> Bool {
+                guard let typed = keyPath as? PartialKeyPath<Root>, let root = proto as? Root else { return false }
+                return (root[keyPath: typed] as? ObjectID) == proto.objectID
+            }
+            return _openExistential(type(of: keyPath).rootType, do: open)
         }
     }
 

@@ -198,3 +198,19 @@ import Testing
         }
     }
 }
+
+@Suite struct CaseInsensitiveSortTests {
+    @Test func stringsCanSortIgnoringCaseInTheStoreAndInMemory() async throws {
+        let context = ManagedObjectContext(.privateQueue, coordinator: try TestStack.coordinator())
+        try await context.perform {
+            for name in ["Zed", "acme", "Beta"] { Client(context: context).name = name }
+            try context.save()
+            var request = FetchRequest<Client>(sortBy: [SortDescriptor(\.name)])
+            #expect(try context.fetch(request).map(\.name) == ["Beta", "Zed", "acme"])   // lexical
+            request.sortsStringsCaseInsensitively = true
+            #expect(try context.fetch(request).map(\.name) == ["acme", "Beta", "Zed"])
+            Client(context: context).name = "delta"                                      // pending: sorted in memory
+            #expect(try context.fetch(request).map(\.name) == ["acme", "Beta", "delta", "Zed"])
+        }
+    }
+}

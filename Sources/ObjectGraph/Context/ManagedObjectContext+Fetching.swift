@@ -52,9 +52,10 @@ extension ManagedObjectContext {
         }
         if !request.sortDescriptors.isEmpty {
             let descriptors = request.sortDescriptors
+            let foldsCase = request.sortsStringsCaseInsensitively
             candidates.sort { a, b in
                 for d in descriptors {
-                    switch d.compare(a, b) {
+                    switch Self.compare(a, b, by: d, foldingCase: foldsCase) {
                     case .orderedAscending: return true
                     case .orderedDescending: return false
                     case .orderedSame: continue
@@ -66,6 +67,28 @@ extension ManagedObjectContext {
         let start = min(max(0, request.fetchOffset), candidates.count)
         let end = request.fetchLimit.map { min(candidates.count, start + max(0, $0)) } ?? candidates.count
         return Array(candidates[start..<end])
+    }
+
+    /// One sort descriptor's order of two objects; with `foldingCase`, strings compare as
+    /// SQLite's NOCASE does (ASCII letters folded), so memory and SQL sorts agree.
+    static func compare<T>(_ a: T, _ b: T, by descriptor: SortDescriptor<T>, foldingCase: Bool) -> ComparisonResult {
+        guard foldingCase, let keyPath = descriptor.keyPath,
+              let x = a[keyPath: keyPath] as? String?, let y = b[keyPath: keyPath] as? String? else {
+            return descriptor.compare(a, b)
+        }
+        func folded(_ s: String?) -> [UInt8]? {
+            s.map { Array($0.utf8).map { (65...90).contains($0) ? $0 + 32 : $0 } }
+        }
+        let (l, r) = (folded(x), folded(y))
+        let ascending: ComparisonResult
+        switch (l, r) {
+        case (nil, nil): ascending = .orderedSame
+        case (nil, _): ascending = .orderedAscending
+        case (_, nil): ascending = .orderedDescending
+        case let (l?, r?): ascending = l == r ? .orderedSame : (l.lexicographicallyPrecedes(r) ? .orderedAscending : .orderedDescending)
+        }
+        if descriptor.order == .forward || ascending == .orderedSame { return ascending }
+        return ascending == .orderedAscending ? .orderedDescending : .orderedAscending
     }
 
     /// The IDs of the objects a request describes, without loading them when no pending
@@ -234,7 +257,8 @@ struct FetchPlan {
             guard let expression = schema.sortExpression(keyPath, from: entity.name) else { inMemory = true; continue }
             // Strings compare lexically (SQLite's BINARY, like Swift's `<`) unless the
             // descriptor asks for another comparator; those become ASCII case-insensitive.
-            let collation = descriptor.stringComparator.map { $0 != .lexical } == true ? " COLLATE NOCASE" : ""
+            let collation = request.sortsStringsCaseInsensitively
+                || descriptor.stringComparator.map({ $0 != .lexical }) == true ? " COLLATE NOCASE" : ""
             terms.append(expression + collation + (descriptor.order == .forward ? " ASC" : " DESC"))
         }
         sortsInMemory = inMemory

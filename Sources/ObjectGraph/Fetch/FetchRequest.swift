@@ -25,6 +25,10 @@ public struct FetchRequest<Result: ManagedObject> {
     /// Whether unsaved inserts, updates and deletes of the context count (default true).
     /// A child context always sees its ancestors' unsaved changes.
     public var includesPendingChanges: Bool = true
+    /// Whether string sort keys ignore (ASCII) case: "acme" before "Zed". Foundation on Linux
+    /// offers no case-insensitive `String.StandardComparator`, so this is the switch; in SQL
+    /// it is `COLLATE NOCASE`, and in-memory sorts follow the same rule.
+    public var sortsStringsCaseInsensitively: Bool = false
 
     public init(predicate: Predicate<Result>? = nil, sortBy sortDescriptors: [SortDescriptor<Result>] = [],
                 fetchLimit: Int? = nil, fetchOffset: Int = 0) {

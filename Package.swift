@@ -39,6 +39,7 @@ let package = Package(
         .target(name: "InvoicesApp", dependencies: [
             "ObjectGraph", "WebServer",
             .product(name: "Logging", package: "swift-log"),
+            .product(name: "HTTPTypes", package: "swift-http-types"),
         ]),
 
         .executableTarget(name: "invoices", dependencies: [

@@ -48,7 +48,10 @@ struct ServeCommand: AsyncParsableCommand {
             databaseURL: URL(fileURLWithPath: db), host: host, port: port, persist: mode,
             seedsDemoData: !noDemoData, inspectorToken: inspectorToken)
         do {
-            try await Server.run(configuration)
+            // Unbuffered, so "Serving http://…" shows at once even when stdout is a pipe.
+            try await Server.run(configuration) { line in
+                FileHandle.standardOutput.write(Data((line + "\n").utf8))
+            }
         } catch {
             Terminal.error(error.description)
             throw ExitCode.failure

@@ -1,5 +1,6 @@
 import Foundation
 import ObjectGraph
+import WebServer
 
 /// The Invoices web server.
 public enum Server {
@@ -16,12 +17,9 @@ public enum Server {
         return (stack, seeded)
     }
 
-    /// Serves the dashboard until SIGINT or SIGTERM.
-    ///
-    /// TODO(lead): this is a stub until the WebServer module and the pages land. It prepares
-    /// the stack (so `invoices serve` already creates and seeds the database), then fails
-    /// with ``ServerError/pagesNotAvailable(url:)``. Replace the body after `prepare` with
-    /// the real server; the command line does not change.
+    /// Serves the dashboard until SIGINT or SIGTERM, then stops the server and flushes the
+    /// writer to disk.
+    /// - Throws: ``ServerError`` when the database, the resources or the port cannot be used.
     public static func run(_ configuration: ServerConfiguration,
                            log: @Sendable (String) -> Void = { print($0) }) async throws(ServerError) {
         let (stack, seeded) = try await prepare(configuration)
@@ -31,8 +29,18 @@ public enum Server {
             (try stack.main.count(for: FetchRequest<Client>()), try stack.main.count(for: FetchRequest<Invoice>()))
         }
         if let counts { log("Data: \(counts.0) clients, \(counts.1) invoices") }
-        log("Would serve \(configuration.baseURL)/clients"
-            + (configuration.inspectorToken != nil ? " (inspector protected by a token)" : ""))
-        throw .pagesNotAvailable(url: configuration.baseURL)
+        guard let resources = DashboardResources.locate() else { throw .resourcesNotFound }
+        let server: DashboardServer
+        do {
+            server = try DashboardServer(stack: stack, host: configuration.host, port: configuration.port,
+                                         resources: resources, persist: configuration.persist)
+        } catch {
+            throw .cannotServe("\(error)")
+        }
+        log("Serving http://\(configuration.host.contains(":") ? "[\(configuration.host)]" : configuration.host):\(server.port)/clients")
+        let signal = await HTTPServer.terminationSignal()
+        log("Signal \(signal): stopping")
+        await server.stop()
+        log("Stopped; changes are on disk.")
     }
 }

@@ -1,19 +1,23 @@
 /// Why the server stopped or could not start.
 public enum ServerError: Error, Sendable, CustomStringConvertible {
-    /// The web layer (pages, forms, sessions) is not built yet.
-    case pagesNotAvailable(url: String)
     /// The database could not be opened.
     case stack(StackError)
     /// The demo data could not be written.
     case seeding(String)
+    /// The `Templates/` and `Public/` folders were not found.
+    case resourcesNotFound
+    /// The server could not start (port taken, bad host, unreadable templates).
+    case cannotServe(String)
 
     public var description: String {
         switch self {
-        case .pagesNotAvailable(let url):
-            return "The database is ready, but the dashboard's pages are not available yet in this build: "
-                + "nothing is listening on \(url). Use `invoices import` to load invoices meanwhile."
         case .stack(let error):
             return error.description
+        case .resourcesNotFound:
+            return "The dashboard's Templates/ and Public/ folders were not found. Run from the repository's folder, "
+                + "or set INVOICES_RESOURCES to the folder that holds them."
+        case .cannotServe(let reason):
+            return "The dashboard cannot be served: \(reason)"
         case .seeding(let reason):
             return "The demo data could not be written: \(reason). Start with --no-demo-data, or use another --db."
         }

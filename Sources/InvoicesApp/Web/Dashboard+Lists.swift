@@ -1,0 +1,70 @@
+import Foundation
+import HTTPTypes
+import ObjectGraph
+import WebServer
+
+/// `/clients`, `/invoices` and their `.json` twins; `/invoices.csv`.
+extension Dashboard {
+    func addListRoutes(to router: Router) {
+        router.get("/clients") { [self] request in try await clientList(request) }
+        router.get("/clients.json") { [self] request in
+            try .json(try await stack.clientPage(ClientQuery(parameters: Self.parameters(request))),
+                      encoder: Self.jsonEncoder())
+        }
+        router.get("/invoices") { [self] request in try await invoiceList(request) }
+        router.get("/invoices.json") { [self] request in
+            let query = InvoiceQuery(parameters: Self.parameters(request))
+            return try .json(try await stack.invoicePage(query, today: today), encoder: Self.jsonEncoder())
+        }
+        router.get("/invoices.csv") { [self] request in try await invoiceCSV(request) }
+    }
+
+    /// The primary keys of the objects of `entity` open in some form.
+    func beingEdited(_ entity: String) -> Set<Int64> {
+        Set(sessions.objectsBeingEdited().filter { $0.entityName == entity }.compactMap(\.primaryKey))
+    }
+
+    private func clientList(_ request: Request) async throws -> Response {
+        let visit = visit(request)
+        let query = ClientQuery(parameters: Self.parameters(request))
+        let page = try await stack.clientPage(query)
+        let model = ClientListPage(page, query: query, beingEdited: beingEdited("Client"))
+        return render("clients/index", chrome: chrome("Clients", section: "clients", session: visit.session),
+                      page: model, visit: visit)
+    }
+
+    private func invoiceList(_ request: Request) async throws -> Response {
+        let visit = visit(request)
+        let query = InvoiceQuery(parameters: Self.parameters(request))
+        let page = try await stack.invoicePage(query, today: today)
+        let model = InvoiceListPage(page, query: query, beingEdited: beingEdited("Invoice"))
+        return render("invoices/index", chrome: chrome("Invoices", section: "invoices", session: visit.session),
+                      page: model, visit: visit)
+    }
+
+    /// Every invoice of the list as CSV, filters and sort applied, no paging.
+    private func invoiceCSV(_ request: Request) async throws -> Response {
+        let query = InvoiceQuery(parameters: Self.parameters(request))
+        let invoices = try await stack.invoiceSummaries(query, today: today)
+        var lines = ["identifier,client,amount,currency,status,issue_date,due_date"]
+        lines.reserveCapacity(invoices.count + 1)
+        for invoice in invoices {
+            lines.append([invoice.identifier, invoice.clientName, invoice.amount.plainAmount, invoice.amount.currency,
+                          invoice.displayStatus, invoice.issueDate.description, invoice.dueDate.description]
+                .map(Self.csvField).joined(separator: ","))
+        }
+        var response = Response.bytes(Array((lines.joined(separator: "\r\n") + "\r\n").utf8),
+                                      contentType: "text/csv; charset=utf-8")
+        response.headers[.contentDisposition] = "attachment; filename=\"invoices.csv\""
+        return response
+    }
+
+    /// A CSV field, quoted when needed; a leading `=`, `+`, `-` or `@` is prefixed with `'` so
+    /// spreadsheets do not run it as a formula.
+    static func csvField(_ text: String) -> String {
+        var value = text
+        if let first = value.first, "=+-@".contains(first), Decimal(string: value) == nil { value = "'" + value }
+        guard value.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) else { return value }
+        return "\"" + value.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+    }
+}

@@ -1,0 +1,80 @@
+import Foundation
+import Logging
+import ObjectGraph
+import WebServer
+
+/// The dashboard listening on a port: what `invoices serve` runs and what tests start on
+/// port 0. ``stop()`` stops the server, then flushes the writer to disk.
+public final class DashboardServer: Sendable {
+    public let stack: InvoicesStack
+    public let dashboard: Dashboard
+    let server: HTTPServer
+
+    /// The largest request body: a CSV upload. Edit forms have a smaller limit of their own
+    /// (``Dashboard/maximumFormSize``): a 2 MB field is refused with 413.
+    public static let maximumBodySize = 32 << 20
+
+    /// Starts serving `stack` on `host`:`port` (0 for any free port).
+    /// - Throws: `HTTPServer.Error` when the port cannot be used, `TemplateRenderer.Error` or
+    ///   `StaticFiles.Error` when the resources are missing.
+    public init(stack: InvoicesStack, host: String, port: Int, resources: DashboardResources,
+                persist: PersistMode = .immediate, today: CalendarDay? = nil,
+                logger: Logger = Logger(label: "invoices")) throws {
+        self.stack = stack
+        dashboard = try Dashboard(stack: stack, templatesDirectory: resources.templates, persist: persist, today: today)
+        let router = try dashboard.makeRouter(publicDirectory: resources.public)
+        var configuration = HTTPServer.Configuration(host: host, port: port)
+        configuration.limits.maximumBodySize = Self.maximumBodySize
+        server = HTTPServer(configuration: configuration, router: router, logger: logger)
+        try server.start()
+    }
+
+    /// The port the server listens on.
+    public var port: Int { server.port }
+
+    /// Stops accepting requests, lets those in flight finish, then saves what main and the
+    /// writer still hold to disk.
+    public func stop() async {
+        await server.shutdown(timeout: .seconds(5))
+        let main = stack.main
+        try? await main.perform { if main.hasChanges { try main.save() } }
+        try? await dashboard.persistence.flushNow()
+    }
+}
+
+/// Where the dashboard's templates and static files are.
+public struct DashboardResources: Sendable, Hashable {
+    public var templates: String
+    public var `public`: String
+
+    public init(templates: String, public: String) {
+        self.templates = templates
+        self.public = `public`
+    }
+
+    /// The `Templates/` and `Public/` folders of the repository: from `$INVOICES_RESOURCES`,
+    /// else the current folder or one of its parents, else the folders above the executable
+    /// (`.build/debug/invoices`), else the source tree this file was built from.
+    public static func locate() -> DashboardResources? {
+        var candidates: [URL] = []
+        if let root = ProcessInfo.processInfo.environment["INVOICES_RESOURCES"] {
+            candidates.append(URL(fileURLWithPath: root))
+        }
+        var folder = URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
+        for _ in 0..<4 { candidates.append(folder); folder.deleteLastPathComponent() }
+        var executable = URL(fileURLWithPath: CommandLine.arguments.first ?? "").resolvingSymlinksInPath()
+        for _ in 0..<5 { executable.deleteLastPathComponent(); candidates.append(executable) }
+        // Sources/InvoicesApp/Web/DashboardServer.swift → the repository.
+        var source = URL(fileURLWithPath: #filePath)
+        for _ in 0..<4 { source.deleteLastPathComponent() }
+        candidates.append(source)
+        for root in candidates {
+            let templates = root.appendingPathComponent("Templates").path
+            let files = root.appendingPathComponent("Public").path
+            if FileManager.default.fileExists(atPath: templates + "/layout.mustache") {
+                return DashboardResources(templates: templates, public: files)
+            }
+        }
+        return nil
+    }
+}

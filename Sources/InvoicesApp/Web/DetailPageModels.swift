@@ -1,0 +1,82 @@
+import Foundation
+
+/// `/clients/{pk}`: the client's details, its invoices and its money per currency.
+struct ClientPage: Sendable {
+    let id: Int64
+    let name: String
+    let email: String
+    let number: String
+    let addressLines: [String]
+    let created: String
+    let invoices: [InvoiceRow]
+    let hasInvoices: Bool
+    let invoiceCount: Int
+    /// Sent or paid, per currency.
+    let totals: [String]
+    /// Sent and unpaid, per currency.
+    let balance: [String]
+    let overdue: [String]
+    let beingEdited: Bool
+
+    init(_ client: ClientDetail, beingEdited: Bool, invoicesBeingEdited: Set<Int64>) {
+        id = client.id
+        name = client.address.name
+        email = client.address.email ?? ""
+        number = client.address.number ?? ""
+        addressLines = client.address.lines
+        created = CalendarDay(client.createdAt).description
+        invoices = client.invoices.map { InvoiceRow($0, beingEdited: invoicesBeingEdited.contains($0.id)) }
+        hasInvoices = !client.invoices.isEmpty
+        invoiceCount = client.invoices.count
+        totals = client.totals.formatted
+        balance = client.balance.formatted
+        overdue = client.overdue.formatted
+        self.beingEdited = beingEdited
+    }
+}
+
+/// `/invoices/{pk}`: the invoice as printed.
+struct InvoicePage: Sendable {
+    let id: Int64
+    let identifier: String
+    let amount: String
+    let status: String
+    let isOverdue: Bool
+    let daysOverdue: Int
+    let issued: String
+    let due: String
+    let notes: String
+    let clientID: Int64
+    let clientName: String
+    let clientEmail: String
+    let addressLines: [String]
+    let beingEdited: Bool
+
+    init(_ invoice: InvoiceDetail, beingEdited: Bool) {
+        id = invoice.id
+        identifier = invoice.summary.identifier
+        amount = invoice.summary.amount.formatted
+        status = invoice.summary.displayStatus
+        isOverdue = invoice.summary.isOverdue
+        daysOverdue = invoice.daysOverdue ?? 0
+        issued = invoice.summary.issueDate.description
+        due = invoice.summary.dueDate.description
+        notes = invoice.notes ?? ""
+        clientID = invoice.client.id
+        clientName = invoice.client.name
+        clientEmail = invoice.client.email ?? ""
+        addressLines = invoice.client.lines
+        self.beingEdited = beingEdited
+    }
+}
+
+/// The delete confirmation page.
+struct DeletePage: Sendable {
+    let what: String
+    let name: String
+    let action: String
+    let cancelLink: String
+    /// For a client: how many invoices go with it.
+    let invoiceCount: Int
+    let isClient: Bool
+}

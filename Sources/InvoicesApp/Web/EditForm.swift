@@ -1,0 +1,34 @@
+import Foundation
+import ObjectGraph
+
+/// An open edit form: the scratchpad holding its object, in one visitor's session.
+///
+/// `Sendable`: the fields are immutable; the scratchpad is used only through its own
+/// `perform` blocks.
+struct EditForm: Sendable {
+    /// Which entity the form edits.
+    enum Kind: String, Sendable {
+        case client, invoice
+
+        /// The list's path (`/clients`).
+        var listPath: String { "/\(rawValue)s" }
+    }
+
+    /// Random, part of the form's URL (`/forms/{id}`).
+    let id: String
+    let kind: Kind
+    /// A child of the main context, made for this form only.
+    let scratchpad: ManagedObjectContext
+    /// The object edited; temporary for a new one.
+    let objectID: ObjectID
+    /// Whether the object is new (not in the store yet).
+    let isNew: Bool
+    /// Where "cancel" goes back to.
+    let returnPath: String
+    /// For an invoice added inside a client's form: that form's ID. Such an invoice lives in
+    /// the client form's scratchpad and is saved with the client, or not at all.
+    var parentFormID: String? = nil
+
+    /// The form's URL.
+    var path: String { "/forms/\(id)" }
+}

@@ -130,7 +130,11 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
     }
 
     /// A child of this context (private queue unless said otherwise) that merges this
-    /// context's saves by default: the scratchpad of a form.
+    /// context's saves and retains the objects it reads.
+    ///
+    /// Merging suits children that show data. A child that edits over several steps (a form)
+    /// should set `automaticallyMergesChangesFromParent = false`: a merge re-bases what it
+    /// read, so a change made meanwhile would no longer be reported as a conflict.
     public func newChildContext(_ concurrencyType: ConcurrencyType = .privateQueue, name: String? = nil) -> ManagedObjectContext {
         let child = ManagedObjectContext(concurrencyType, parent: self, name: name)
         child.automaticallyMergesChangesFromParent = true

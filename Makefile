@@ -44,6 +44,14 @@ test: deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --disable-xctest --skip-build
 	$(MAKE) test-tsan
+	$(MAKE) test-browser
+
+# The browser test: Debian's chromium and chromedriver, driven by selenium from a virtual
+# environment (.venv-browser/), against `invoices serve`; screenshots in .build/screenshots/.
+.PHONY: test-browser
+test-browser: deps-browser
+	$(SWIFT) build --product invoices
+	Tests/Browser/run.sh "$$($(SWIFT) build --show-bin-path)/invoices"
 
 test-fast: deps
 	$(SWIFT) test --disable-xctest
@@ -74,3 +82,13 @@ clean:
 .PHONY: bench-web
 bench-web: deps-bench
 	cd Benchmarks && $(SWIFT) build -c release --product webserver-bench && .build/release/webserver-bench
+
+# The dashboard benchmark (issue 6): a release `invoices` built once in the root, then its pages
+# beside the plain WebServer route with wrk, on demo data, 100,000 invoices and during an import.
+# Options: make bench-dashboard BENCH_ARGS="--duration 10 --rounds 3"; fails (exit 3) when a check
+# fails (a non-200 page, wrk errors, an incomplete import), not when a goal is missed.
+.PHONY: bench-dashboard
+bench-dashboard: deps-bench
+	$(SWIFT) build -c release --product invoices
+	cd Benchmarks && $(SWIFT) build -c release --product dashboard-bench \
+	  && .build/release/dashboard-bench --invoices "$$(cd .. && $(SWIFT) build -c release --show-bin-path)/invoices" $(BENCH_ARGS)

@@ -31,6 +31,11 @@ let package = Package(
             "CBareMHD",
             .product(name: "WebServer", package: "Invoices"),
         ]),
+        // The dashboard's pages (a release-built `invoices` binary, run as a child process) beside
+        // the plain WebServer route, on demo data, 100,000 invoices, and during an import.
+        .executableTarget(name: "dashboard-bench", dependencies: [
+            .product(name: "WebServer", package: "Invoices"),
+        ]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -57,8 +57,17 @@ test-fast: deps
 	$(SWIFT) test --disable-xctest
 
 # A separate build folder, so the sanitized build does not replace the normal one.
+# The sanitized run takes about 40 s; it has been seen to hang once in five runs, with every
+# test task suspended and no thread left running tests (being investigated). A run that
+# outlives its timeout is retried once; a failing run fails at once.
 test-tsan: deps
-	$(SWIFT) test --disable-xctest --sanitize=thread --scratch-path .build-tsan --filter ObjectGraphTests
+	$(SWIFT) build --build-tests --sanitize=thread --scratch-path .build-tsan
+	@for attempt in 1 2; do \
+	  timeout 300 $(SWIFT) test --disable-xctest --skip-build --sanitize=thread \
+	    --scratch-path .build-tsan --filter ObjectGraphTests </dev/null && exit 0; \
+	  status=$$?; [ $$status -eq 124 ] || exit $$status; \
+	  echo "The sanitized test run hung (attempt $$attempt of 2)."; \
+	done; exit 1
 
 # Benchmarks are a separate package, built in release mode; not part of `make test`.
 # (SwiftPM can miss files added to the root package: release.yaml is rebuilt each time.)

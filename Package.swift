@@ -48,10 +48,12 @@ let package = Package(
         ]),
 
         // Small programs the tests run as real child processes.
-        .executableTarget(name: "objectgraph-fixture", dependencies: ["ObjectGraph", "CSQLite"],
+        .target(name: "ObjectGraphFixtureModel", dependencies: ["ObjectGraph"],
+                path: "Tests/Fixtures/ObjectGraphFixtureModel"),
+        .executableTarget(name: "objectgraph-fixture", dependencies: ["ObjectGraph", "ObjectGraphFixtureModel", "CSQLite"],
                           path: "Tests/Fixtures/objectgraph-fixture"),
 
-        .testTarget(name: "ObjectGraphTests", dependencies: ["ObjectGraph", "CSQLite"]),
+        .testTarget(name: "ObjectGraphTests", dependencies: ["ObjectGraph", "ObjectGraphFixtureModel", "CSQLite"]),
         .testTarget(name: "WebServerTests", dependencies: ["WebServer"]),
         .testTarget(name: "InvoicesAppTests", dependencies: ["InvoicesApp", "ObjectGraph", "WebServer"]),
     ],

@@ -102,8 +102,23 @@ extension ManagedObjectContext {
             snapshot = try? persistentStoreCoordinator.freshSnapshot(for: object.objectID, entity: object.entity)
         }
         guard let snapshot else { markDeletedElsewhere(object); return }
+        let oldBase = object.baseValues, oldVersion = object.rowVersion
         fill(object, with: snapshot)
-        for (i, value) in local { object.values[i] = value }
+        // A property edited here and changed there is a conflict, not ours to win silently:
+        // it keeps its old base, and the object its old row version, so the save finds it
+        // (and the merge policy decides). Properties only one side changed merge quietly.
+        var conflicting = false
+        for (i, value) in local {
+            object.values[i] = value
+            guard i < oldBase.count, i < snapshot.values.count else { continue }
+            if case .unloaded = snapshot.values[i] { continue }
+            if case .unloaded = oldBase[i] { continue }
+            if !ManagedObject.sameValue(snapshot.values[i], oldBase[i]) {
+                object.baseValues[i] = oldBase[i]
+                conflicting = true
+            }
+        }
+        if conflicting { object.rowVersion = oldVersion }
         if !local.isEmpty { changed[object.objectID] = object }
     }
 

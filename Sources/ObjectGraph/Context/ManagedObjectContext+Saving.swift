@@ -38,6 +38,8 @@ extension ManagedObjectContext {
     func saveToStore() throws {
         var request = SaveRequest()
         request.mergePolicy = mergePolicy
+        request.author = transactionAuthor
+        request.contextName = name
         for object in orderedInsertedObjects {
             request.inserts.append(.init(id: object.objectID, entity: object.entity.name, values: object.values))
         }

@@ -49,6 +49,15 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
         set { nameStorage.withLock { $0 = newValue } }
     }
 
+    private let authorStorage = Mutex<String?>(nil)
+    /// Who writes: recorded with each transaction this context saves to the store (root
+    /// contexts) in persistent history, so a history consumer can tell, for example, the
+    /// app's own writes from an importer's.
+    public var transactionAuthor: String? {
+        get { authorStorage.withLock { $0 } }
+        set { authorStorage.withLock { $0 = newValue } }
+    }
+
     /// How conflicts found at save are resolved. Owned by the context's queue.
     public var mergePolicy: MergePolicy = .error
 

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// One reason an object cannot be saved. All failures of a save are reported together.
 public struct ValidationFailure: Error, Sendable, Hashable, CustomStringConvertible {
@@ -105,11 +106,17 @@ enum Validator {
     }
 
     static func check(_ value: StoredValue, attribute a: AttributeDescription, object: ManagedObject) -> [ValidationFailure] {
+        check(value, attribute: a, objectID: object.objectID)
+    }
+
+    /// The declared constraints of one attribute value (also for batch rows, which have no
+    /// object).
+    static func check(_ value: StoredValue, attribute a: AttributeDescription, objectID: ObjectID) -> [ValidationFailure] {
         var failures: [ValidationFailure] = []
         // The label is only built when a message is (validation runs for every saved object).
         var name: String { label(a.name) }
         func fail(_ code: ValidationFailure.Code, _ message: @autoclosure () -> String) {
-            failures.append(ValidationFailure(code, object, property: a.name, message: message()))
+            failures.append(ValidationFailure(code: code, objectID: objectID, property: a.name, message: message()))
         }
         for constraint in a.constraints {
             switch (constraint, value) {
@@ -149,8 +156,14 @@ enum Validator {
         }
     }
 
+    /// Compiled patterns: compiling costs far more than matching, and batch inserts check
+    /// the same pattern for every row.
+    private static let compiledPatterns = Mutex<[String: NSRegularExpression]>([:])
+
     static func matches(_ string: String, _ pattern: String) -> Bool {
-        guard let regex = try? NSRegularExpression(pattern: "^(?:\(pattern))$") else { return false }
+        let cached = compiledPatterns.withLock { $0[pattern] }
+        guard let regex = cached ?? (try? NSRegularExpression(pattern: "^(?:\(pattern))$")) else { return false }
+        if cached == nil { compiledPatterns.withLock { $0[pattern] = regex } }
         let range = NSRange(string.startIndex..., in: string)
         return regex.firstMatch(in: string, range: range) != nil
     }

@@ -29,4 +29,8 @@ public enum AttributeConstraint: Sendable, Hashable {
     /// The store keeps an index on the attribute, for fast sorting and searching. Adding or
     /// removing it never needs a migration: the index is created when the store opens.
     case indexed
+    /// Persistent history keeps the attribute's value when the object is deleted (in the
+    /// change's ``Tombstone``), so a consumer in another process can tell what was deleted:
+    /// an email to forget, a file to remove. Like `indexed`, never part of the model's hash.
+    case preservedInHistoryOnDeletion
 }

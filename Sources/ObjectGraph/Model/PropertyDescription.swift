@@ -23,6 +23,7 @@ public struct AttributeDescription: Sendable, Hashable {
 
     public var isUnique: Bool { constraints.contains(.unique) }
     public var isIndexed: Bool { constraints.contains(.indexed) }
+    public var isPreservedInHistoryOnDeletion: Bool { constraints.contains(.preservedInHistoryOnDeletion) }
 }
 
 /// A relationship of an entity, derived from a `@Relationship` declaration.

@@ -14,11 +14,15 @@ import Synchronization
 public final class PersistentStoreCoordinator: Sendable {
     public let model: ManagedObjectModel
     let rowCache = RowCache()
-    private let storage = Mutex<SQLiteStore?>(nil)
+    let storage = Mutex<SQLiteStore?>(nil)
     /// Temporary → permanent IDs of objects saved through this coordinator, so a context
     /// that still refers to an object by its temporary ID (its re-keying is enqueued behind
     /// the block it runs) saves it correctly.
     private let permanentIDs = Mutex<[ObjectID: ObjectID]>([:])
+    /// Subscribers of `remoteChanges`.
+    let remoteSubscribers = Mutex<[UUID: AsyncStream<RemoteChange>.Continuation]>([:])
+    /// Watches the file for other writers' commits (when the description asks for it).
+    private let monitor = Mutex<RemoteChangeMonitor?>(nil)
 
     public init(model: ManagedObjectModel) {
         self.model = model
@@ -29,12 +33,25 @@ public final class PersistentStoreCoordinator: Sendable {
     ///   locked past the busy timeout, or written by an incompatible model. The file is left
     ///   untouched in each case.
     public func addPersistentStore(_ description: PersistentStoreDescription) throws {
+        if description.postsRemoteChangeNotifications && !description.recordsHistory {
+            throw StoreError.invalidConfiguration("postsRemoteChangeNotifications needs recordsHistory: remote changes are read from persistent history. Set both.")
+        }
         if storage.withLock({ $0 != nil }) { throw StoreError.storeAlreadyAdded }
         let store = try SQLiteStore(description, model: model)
         try storage.withLock {
             if $0 != nil { throw StoreError.storeAlreadyAdded }
             $0 = store
         }
+        if description.postsRemoteChangeNotifications, case .sqlite = description.kind {
+            let watcher = try RemoteChangeMonitor(store: store, interval: description.remoteChangeCheckInterval,
+                                                  busyTimeout: description.busyTimeout)
+            monitor.withLock { $0 = watcher }
+            watcher.start { [weak self] change in self?.announce(change) }
+        }
+    }
+
+    deinit {
+        monitor.withLock { $0?.stop() }
     }
 
     /// The store's unique identifier (recorded in the file), nil before a store is added.

@@ -20,11 +20,28 @@ public struct PersistentStoreDescription: Sendable {
     public var busyTimeout: TimeInterval = 5
     /// How many reader connections serve fetches beside the writer.
     public var maxReaders: Int = 4
+    /// Whether every write records a transaction in persistent history (author, context,
+    /// process, and each object's change); see ``PersistentStoreCoordinator/history(after:)``.
+    ///
+    /// Once a file records history it keeps doing so: every coordinator that opens it later
+    /// records too, whatever its description says, so no process's writes go unseen by a
+    /// history consumer. (Core Data instead opens such a store read-only.)
+    public var recordsHistory = false
+    /// Whether the coordinator watches the file for commits made by other coordinators and
+    /// processes and announces them (``PersistentStoreCoordinator/remoteChanges`` and
+    /// ``PersistentStoreCoordinator/remoteChangeNotification``). Requires `recordsHistory`.
+    public var postsRemoteChangeNotifications = false
+    /// How often the watcher checks the file (SQLite's `data_version`, a read of shared
+    /// memory: cheap). The delay before a remote change is announced is at most this.
+    public var remoteChangeCheckInterval: TimeInterval = 0.02
 
     /// An SQLite file store.
-    public static func sqlite(at url: URL, busyTimeout: TimeInterval = 5) -> PersistentStoreDescription {
+    public static func sqlite(at url: URL, busyTimeout: TimeInterval = 5, recordsHistory: Bool = false,
+                              postsRemoteChangeNotifications: Bool = false) -> PersistentStoreDescription {
         var d = PersistentStoreDescription(kind: .sqlite(url))
         d.busyTimeout = busyTimeout
+        d.recordsHistory = recordsHistory || postsRemoteChangeNotifications
+        d.postsRemoteChangeNotifications = postsRemoteChangeNotifications
         return d
     }
 

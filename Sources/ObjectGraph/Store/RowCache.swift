@@ -126,6 +126,14 @@ final class RowCache: @unchecked Sendable {
         }
     }
 
+    /// Forgets every row (history that said what changed elsewhere was purged unread).
+    func invalidateAll() {
+        lock.withLock {
+            prefetched.removeAll()
+            for id in Array(entries.keys) { entries[id]?.snapshot = RowSnapshot(values: [], version: -1) }
+        }
+    }
+
     /// How many rows are cached (held and prefetched), for the inspector.
     var count: Int { lock.withLock { entries.count + prefetched.count } }
     /// How many rows objects hold.

@@ -46,6 +46,7 @@ extension SQLiteStore {
 
     private func write(_ request: SaveRequest, in db: SQLiteConnection) throws -> SaveResult {
         var result = SaveResult()
+        var history: [HistoryRecord] = []
         // Permanent keys for the inserts that do not have one yet.
         let needKeys = Dictionary(grouping: request.inserts.filter { $0.id.isTemporaryID }, by: \.entity)
         for (entity, inserts) in needKeys {
@@ -97,6 +98,8 @@ extension SQLiteStore {
                         throw StoreError.busy(path: path, timeout: busyTimeout)
                     }
                     result.written[id] = RowSnapshot(values: values.map { Self.cacheable($0) }, version: existing.version + 1)
+                    history.append(HistoryRecord(entity: entity.name, primaryKey: pk, kind: .update,
+                                                 updated: Self.changedProperties(values, from: existing.values, entity: entity)))
                 }
                 continue
             }
@@ -106,6 +109,7 @@ extension SQLiteStore {
             try statement.run()
             try writeToMany(entity: entity, ownerKey: id.primaryKey ?? 0, values: values, base: nil, in: db)
             result.written[id] = RowSnapshot(values: values.map { Self.cacheable($0) }, version: 1)
+            history.append(HistoryRecord(entity: entity.name, primaryKey: id.primaryKey ?? 0, kind: .insert))
         }
 
         var conflicts: [MergeConflict] = []
@@ -158,11 +162,14 @@ extension SQLiteStore {
             }
             try writeToMany(entity: entity, ownerKey: pk, values: values, base: update.base, in: db)
             result.written[update.id] = RowSnapshot(values: values.map { Self.cacheable($0) }, version: expected + 1)
+            history.append(HistoryRecord(entity: entity.name, primaryKey: pk, kind: .update,
+                                         updated: Self.changedProperties(values, from: update.base, entity: entity)))
         }
 
         for delete in request.deletes {
             guard let entity = model.entity(named: delete.entity), let pk = delete.id.primaryKey else { continue }
             let table = table(for: entity)
+            let tombstone = recordsHistory ? try tombstoneValues(entity: entity, primaryKey: pk, in: db) : nil
             let statement = try db.statement(table.deleteSQL)
             statement.bind([.int(pk), .int(delete.expectedVersion)])
             try statement.run()
@@ -182,9 +189,13 @@ extension SQLiteStore {
             }
             try deleteLinks(entity: entity, key: pk, in: db)
             result.deleted.insert(delete.id)
+            history.append(HistoryRecord(entity: entity.name, primaryKey: pk, kind: .delete, tombstone: tombstone))
         }
 
         if !conflicts.isEmpty { throw SaveError.mergeConflict(conflicts) }
+        if recordsHistory && !history.isEmpty {
+            result.historyToken = try recordHistory(history, author: request.author, contextName: request.contextName, in: db)
+        }
         return result
     }
 
@@ -280,7 +291,7 @@ extension SQLiteStore {
         }
     }
 
-    private func deleteLinks(entity: EntityDescription, key: Int64, in db: SQLiteConnection) throws {
+    func deleteLinks(entity: EntityDescription, key: Int64, in db: SQLiteConnection) throws {
         for rel in entity.relationships where rel.isToMany {
             if case .joinTable(let join, let owner, _) = SQLSchema.mapping(of: rel, in: entity, model: model) {
                 let statement = try db.statement("DELETE FROM \(join) WHERE \(owner) = ?")

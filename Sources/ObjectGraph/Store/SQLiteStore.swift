@@ -18,6 +18,11 @@ final class SQLiteStore: Sendable {
     /// How many read queries ran: lets tests prove that firing faults from the row cache
     /// and reading fetched objects run no SQL.
     let readQueryCount = Atomic<Int>(0)
+    /// Whether writes record persistent history (the file's setting, or the description's).
+    let recordsHistory: Bool
+    /// Names this store's writer in history, so the coordinator can tell its own
+    /// transactions from other coordinators' and processes'.
+    let writerIdentity = UUID().uuidString
 
     init(_ description: PersistentStoreDescription, model: ManagedObjectModel) throws {
         self.model = model
@@ -48,6 +53,7 @@ final class SQLiteStore: Sendable {
         }
         let writer = try SQLiteConnection(path: path, readOnly: false, create: true, busyTimeout: description.busyTimeout)
         self.identifier = try Self.prepareSchema(writer, model: model, isMemory: isMemory)
+        self.recordsHistory = try Self.prepareHistory(writer, requested: description.recordsHistory)
         let timeout = description.busyTimeout
         self.pool = ConnectionPool(
             writer: writer, maxReaders: max(1, description.maxReaders),

@@ -25,6 +25,9 @@ struct SaveRequest: Sendable {
     var updates: [Update] = []
     var deletes: [Delete] = []
     var mergePolicy: MergePolicy = .error
+    /// Recorded in persistent history with the transaction.
+    var author: String?
+    var contextName: String?
     /// Permanent IDs of objects saved earlier whose temporary IDs a context still uses.
     var resolveTemporaryID: @Sendable (ObjectID) -> ObjectID? = { _ in nil }
     var isEmpty: Bool { inserts.isEmpty && updates.isEmpty && deletes.isEmpty }
@@ -40,4 +43,6 @@ struct SaveResult: Sendable {
     /// deleted elsewhere).
     var rolledBack: [ObjectID: RowSnapshot?] = [:]
     var deleted: Set<ObjectID> = []
+    /// The persistent history transaction the save recorded (nil when history is off).
+    var historyToken: PersistentHistoryToken?
 }

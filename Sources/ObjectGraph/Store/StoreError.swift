@@ -15,6 +15,8 @@ public enum StoreError: Error, CustomStringConvertible, Sendable, Equatable {
     case storeAlreadyAdded
     /// No store has been added to the coordinator.
     case noStore
+    /// The store description asks for options that do not go together; the message says which.
+    case invalidConfiguration(String)
     /// SQLite reported an error.
     case sqlite(code: Int32, message: String, sql: String?)
 
@@ -24,7 +26,7 @@ public enum StoreError: Error, CustomStringConvertible, Sendable, Equatable {
         case .cannotOpen: return 256
         case .busy: return 134110
         case .incompatibleModel: return 134100
-        case .storeAlreadyAdded, .noStore: return 134020
+        case .storeAlreadyAdded, .noStore, .invalidConfiguration: return 134020
         case .sqlite(let code, _, _): return Int(code)
         }
     }
@@ -45,6 +47,8 @@ public enum StoreError: Error, CustomStringConvertible, Sendable, Equatable {
             return "This coordinator already has a store; make another coordinator for another store."
         case .noStore:
             return "The coordinator has no store; call addPersistentStore(_:) first."
+        case .invalidConfiguration(let message):
+            return "The store description is invalid: \(message)"
         case .sqlite(let code, let message, let sql):
             return "SQLite error \(code): \(message)" + (sql.map { " in \($0)" } ?? "")
         }

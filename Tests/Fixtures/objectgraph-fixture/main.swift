@@ -9,6 +9,8 @@
 //   objectgraph-fixture violate-concurrency        read an object's property off its context's queue
 //   objectgraph-fixture respect-concurrency        the same program, reading inside perform
 //   objectgraph-fixture concurrency-debug          print whether the concurrency check is on
+//   objectgraph-fixture remote-writer PATH         a second stack on PATH, driven on stdin (see RemoteWriter)
+//   objectgraph-fixture die-mid-transaction PATH   start a batch insert on PATH, then wait to be killed
 //
 // Exit status: 0 on success, 1 when the operation failed (the error is printed), 64 for a
 // usage error. A concurrency violation ends the process with a trap.
@@ -21,6 +23,7 @@ func usage() -> Never {
         usage: objectgraph-fixture hold-lock PATH SECONDS
                objectgraph-fixture save-client PATH NAME [--as-nobody]
                objectgraph-fixture violate-concurrency | respect-concurrency | concurrency-debug
+               objectgraph-fixture remote-writer PATH | die-mid-transaction PATH
 
         """.utf8))
     exit(64)
@@ -40,6 +43,12 @@ case "respect-concurrency":
     await ConcurrencyPrograms.respect()
 case "concurrency-debug":
     ConcurrencyPrograms.printCheckState()
+case "remote-writer":
+    guard arguments.count == 2 else { usage() }
+    RemoteWriter.run(path: arguments[1])
+case "die-mid-transaction":
+    guard arguments.count == 2 else { usage() }
+    DyingWriter.run(path: arguments[1])
 default:
     usage()
 }

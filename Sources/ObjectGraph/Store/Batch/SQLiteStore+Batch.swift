@@ -1,0 +1,88 @@
+import CSQLite
+import Foundation
+
+/// What a batch wrote, by entity, before it becomes a ``BatchResult``.
+struct BatchOutcome: Sendable {
+    var inserted: [ObjectID] = []
+    var updated: [ObjectID] = []
+    var deleted: [ObjectID] = []
+    var historyToken: PersistentHistoryToken?
+}
+
+/// Batch inserts, updates and deletes: plain SQL over the entity tables, in one write
+/// transaction with their persistent history, so they are all or nothing like a save.
+extension SQLiteStore {
+    /// Inserts the rows `next` returns (full value arrays by property index), with keys from
+    /// the entity's sequence. `finish` runs after the last row, inside the transaction: it
+    /// throws to roll everything back (the rows' validation failures).
+    func batchInsert(_ entity: EntityDescription, next: () throws -> [StoredValue]?, finish: () throws -> Void,
+                     author: String?, contextName: String?) throws -> BatchOutcome {
+        try batchWrite { db in
+            var outcome = BatchOutcome()
+            var history: [HistoryRecord] = []
+            let table = table(for: entity)
+            let statement = try db.statement(table.insertSQL)
+            // Keys are reserved in blocks, so the sequence row is written a few times, not once per row.
+            var keys: ClosedRange<Int64>? = nil
+            var nextKey: Int64 = 0
+            while let values = try next() {
+                if keys == nil || nextKey > keys?.upperBound ?? 0 {
+                    keys = try reservePrimaryKeys(entity.name, count: 1024, in: db)
+                    nextKey = keys?.lowerBound ?? 0
+                }
+                let pk = nextKey
+                nextKey += 1
+                statement.reset()
+                statement.bind(.int(pk), at: 1)
+                for (n, column) in table.columns.enumerated() { statement.bind(values[column.index], at: Int32(n + 2)) }
+                try statement.run()
+                outcome.inserted.append(ObjectID(entityName: entity.name, key: .permanent(store: identifier, primaryKey: pk)))
+                if recordsHistory { history.append(HistoryRecord(entity: entity.name, primaryKey: pk, kind: .insert)) }
+            }
+            try finish()
+            // Unused reserved keys are simply skipped: keys are never reused anyway.
+            if recordsHistory && !history.isEmpty {
+                outcome.historyToken = try recordHistory(history, author: author, contextName: contextName, in: db)
+            }
+            return outcome
+        }
+    }
+
+    /// Sets `values` (column property index → value) on the rows matching `condition`.
+    func batchUpdate(_ entity: EntityDescription, where condition: SQLFragment?, values: [(Int, StoredValue)],
+                     author: String?, contextName: String?) throws -> BatchOutcome {
+        try batchWrite { db in
+            var outcome = BatchOutcome()
+            let table = SQLSchema.table(entity)
+            let assignments = values.map { ", \(SQLSchema.quote(entity.properties[$0.0].name)) = ?" }.joined()
+            let filter = condition.map { " WHERE _pk IN (SELECT t0._pk FROM \(table) t0 WHERE \($0.sql))" } ?? ""
+            let statement = try db.statement("UPDATE \(table) SET _version = _version + 1\(assignments)\(filter) RETURNING _pk")
+            defer { statement.reset() }
+            statement.bind(values.map(\.1) + (condition?.bindings ?? []))
+            var keys: [Int64] = []
+            while try statement.step() { keys.append(statement.int(at: 0)) }
+            statement.reset()
+            outcome.updated = keys.map { ObjectID(entityName: entity.name, key: .permanent(store: identifier, primaryKey: $0)) }
+            if recordsHistory && !keys.isEmpty {
+                let names = values.map { entity.properties[$0.0].name }
+                let records = keys.map { HistoryRecord(entity: entity.name, primaryKey: $0, kind: .update, updated: names) }
+                outcome.historyToken = try recordHistory(records, author: author, contextName: contextName, in: db)
+            }
+            return outcome
+        }
+    }
+
+    /// Runs `body` in a write transaction, turning SQLite's errors into batch errors.
+    func batchWrite(_ body: (SQLiteConnection) throws -> BatchOutcome) throws -> BatchOutcome {
+        do {
+            return try pool.write { db in try db.transaction { try body(db) } }
+        } catch let error as StoreError {
+            switch Self.translate(error, model: model) {
+            case SaveError.uniquenessViolation(let entity, let properties, let message):
+                throw BatchError.uniquenessViolation(entity: entity, properties: properties, message: message)
+            default:
+                throw BatchError.storeFailure(error)
+            }
+        }
+    }
+}

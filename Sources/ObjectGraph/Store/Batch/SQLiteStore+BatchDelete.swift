@@ -1,0 +1,204 @@
+import CSQLite
+import Foundation
+
+/// Batch deletes with the model's delete rules applied in SQL.
+///
+/// The keys to delete are gathered in a temporary table (`temp._og_batch`, on the writer
+/// connection only) and grown to a fixed point along cascade rules; then deny rules and
+/// required inverses are checked against rows outside that set, references are nullified,
+/// link rows removed, and the rows deleted. Everything runs in one transaction: a refusal
+/// leaves the file as it was.
+extension SQLiteStore {
+    enum DeleteSelection {
+        case condition(SQLFragment?)
+        case keys([Int64])
+    }
+
+    func batchDelete(_ entity: EntityDescription, _ selection: DeleteSelection,
+                     author: String?, contextName: String?) throws -> BatchOutcome {
+        try batchWrite { db in
+            try db.execute("CREATE TEMP TABLE IF NOT EXISTS _og_batch (entity TEXT NOT NULL, pk INTEGER NOT NULL, PRIMARY KEY (entity, pk)) WITHOUT ROWID")
+            try db.execute("DELETE FROM temp._og_batch")
+            defer { try? db.execute("DELETE FROM temp._og_batch") }
+            let table = SQLSchema.table(entity)
+            switch selection {
+            case .condition(let condition):
+                let select = try db.statement("INSERT INTO temp._og_batch (entity, pk) SELECT ?, t0._pk FROM \(table) t0"
+                                              + (condition.map { " WHERE \($0.sql)" } ?? ""))
+                select.bind([.string(entity.name)] + (condition?.bindings ?? []))
+                try select.run()
+            case .keys(let keys):
+                let insert = try db.statement("INSERT OR IGNORE INTO temp._og_batch (entity, pk) SELECT ?, _pk FROM \(table) WHERE _pk = ?")
+                for key in keys {
+                    insert.reset()
+                    insert.bind([.string(entity.name), .int(key)])
+                    try insert.run()
+                }
+            }
+            try cascade(in: db)
+            let entities = try batchEntities(in: db)
+            try checkRules(for: entities, in: db)
+
+            var outcome = BatchOutcome()
+            var history: [HistoryRecord] = []
+            for e in entities {
+                let kept = recordsHistory && e.attributes.contains(where: \.isPreservedInHistoryOnDeletion)
+                // Nullified references first (those rows stay, with a new version).
+                for (other, column, relationshipName) in try nullifiedReferences(to: e) {
+                    let update = try db.statement("""
+                        UPDATE \(SQLSchema.table(other)) SET \(column) = NULL, _version = _version + 1
+                        WHERE \(column) IN (SELECT pk FROM temp._og_batch WHERE entity = ?)
+                          AND _pk NOT IN (SELECT pk FROM temp._og_batch WHERE entity = ?) RETURNING _pk
+                        """)
+                    update.bind([.string(e.name), .string(other.name)])
+                    while try update.step() {
+                        let pk = update.int(at: 0)
+                        outcome.updated.append(ObjectID(entityName: other.name, key: .permanent(store: identifier, primaryKey: pk)))
+                        history.append(HistoryRecord(entity: other.name, primaryKey: pk, kind: .update, updated: [relationshipName]))
+                    }
+                    update.reset()
+                }
+                try removeLinks(of: e, in: db)
+                let tombstones = kept ? try batchTombstones(e, in: db) : [:]
+                let delete = try db.statement("""
+                    DELETE FROM \(SQLSchema.table(e)) WHERE _pk IN (SELECT pk FROM temp._og_batch WHERE entity = ?) RETURNING _pk
+                    """)
+                delete.bind(.string(e.name), at: 1)
+                var keys: [Int64] = []
+                while try delete.step() { keys.append(delete.int(at: 0)) }
+                delete.reset()
+                for pk in keys {
+                    outcome.deleted.append(ObjectID(entityName: e.name, key: .permanent(store: identifier, primaryKey: pk)))
+                    if recordsHistory {
+                        history.append(HistoryRecord(entity: e.name, primaryKey: pk, kind: .delete, tombstone: tombstones[pk]))
+                    }
+                }
+            }
+            if recordsHistory && !history.isEmpty {
+                outcome.historyToken = try recordHistory(history, author: author, contextName: contextName, in: db)
+            }
+            return outcome
+        }
+    }
+
+    /// Adds the destinations of cascade rules until nothing new is added.
+    private func cascade(in db: SQLiteConnection) throws {
+        var added = true
+        while added {
+            added = false
+            for e in try batchEntities(in: db) {
+                for r in e.relationships where r.deleteRule == .cascade {
+                    guard let destination = model.entity(named: r.destinationEntityName) else { continue }
+                    let sql = "INSERT OR IGNORE INTO temp._og_batch (entity, pk) " + destinationsSQL(of: r, in: e, destination: destination)
+                    let statement = try db.statement(sql)
+                    statement.bind([.string(destination.name), .string(e.name)])
+                    try statement.run()
+                    if db.changes > 0 { added = true }
+                }
+            }
+        }
+    }
+
+    /// `SELECT ?, <destination pk> ... WHERE <source in the batch, entity = ?>`.
+    private func destinationsSQL(of r: RelationshipDescription, in e: EntityDescription, destination: EntityDescription) -> String {
+        let batch = "(SELECT pk FROM temp._og_batch WHERE entity = ?)"
+        switch SQLSchema.mapping(of: r, in: e, model: model) {
+        case .foreignKey(let column):
+            return "SELECT ? AS entity, s.\(column) AS pk FROM \(SQLSchema.table(e)) s WHERE s._pk IN \(batch) AND s.\(column) IS NOT NULL"
+        case .inverseForeignKey(let destinationTable, let column):
+            return "SELECT ? AS entity, d._pk AS pk FROM \(destinationTable) d WHERE d.\(column) IN \(batch)"
+        case .joinTable(let join, let owner, let member):
+            return "SELECT ? AS entity, j.\(member) AS pk FROM \(join) j WHERE j.\(owner) IN \(batch)"
+        }
+    }
+
+    private func batchEntities(in db: SQLiteConnection) throws -> [EntityDescription] {
+        let statement = try db.statement("SELECT DISTINCT entity FROM temp._og_batch")
+        defer { statement.reset() }
+        var result: [EntityDescription] = []
+        while try statement.step() {
+            if let name = statement.string(at: 0), let e = model.entity(named: name) { result.append(e) }
+        }
+        return result
+    }
+
+    /// Deny rules, and nullify rules whose inverse is a required to-one: refused when rows
+    /// outside the batch would be affected.
+    private func checkRules(for entities: [EntityDescription], in db: SQLiteConnection) throws {
+        for e in entities {
+            for r in e.relationships {
+                guard let destination = model.entity(named: r.destinationEntityName) else { continue }
+                let inverse = destination.relationship(named: r.inverseName)
+                let nullifiesRequired = r.deleteRule == .nullify && inverse.map { !$0.isToMany && $0.isRequired } == true
+                guard r.deleteRule == .deny || nullifiesRequired else { continue }
+                let sql = "SELECT COUNT(*) FROM (\(destinationsSQL(of: r, in: e, destination: destination))) x "
+                    + "WHERE x.pk NOT IN (SELECT pk FROM temp._og_batch WHERE entity = x.entity)"
+                let statement = try db.statement(sql)
+                statement.bind([.string(destination.name), .string(e.name)])
+                _ = try statement.step()
+                let count = Int(statement.int(at: 0))
+                statement.reset()
+                guard count > 0 else { continue }
+                if r.deleteRule == .deny {
+                    throw BatchError.deleteDenied(entity: e.name, relationship: r.name, count: count)
+                }
+                throw BatchError.requiredRelationshipWouldBeEmpty(entity: destination.name, relationship: r.inverseName, count: count)
+            }
+        }
+    }
+
+    /// Foreign-key columns of other rows pointing at `e` that a nullify (or cascade, for rows
+    /// outside the batch there are none) rule clears: (entity, column, relationship name).
+    private func nullifiedReferences(to e: EntityDescription) throws -> [(EntityDescription, String, String)] {
+        var result: [(EntityDescription, String, String)] = []
+        for r in e.relationships where r.deleteRule != .noAction {
+            guard let destination = model.entity(named: r.destinationEntityName),
+                  let inverse = destination.relationship(named: r.inverseName), !inverse.isToMany else { continue }
+            result.append((destination, SQLSchema.quote(inverse.name), inverse.name))
+        }
+        return result
+    }
+
+    /// Join-table and order-table rows of the batch's objects of `e`, on both sides.
+    private func removeLinks(of e: EntityDescription, in db: SQLiteConnection) throws {
+        let batch = "(SELECT pk FROM temp._og_batch WHERE entity = ?)"
+        for r in e.relationships where r.isToMany {
+            var statements: [String] = []
+            if case .joinTable(let join, let owner, _) = SQLSchema.mapping(of: r, in: e, model: model) {
+                statements.append("DELETE FROM \(join) WHERE \(owner) IN \(batch)")
+            }
+            if r.cardinality == .orderedToMany {
+                statements.append("DELETE FROM \(SQLSchema.orderTableName(entity: e.name, relationship: r.name)) WHERE owner IN \(batch)")
+            }
+            for sql in statements {
+                let statement = try db.statement(sql)
+                statement.bind(.string(e.name), at: 1)
+                try statement.run()
+            }
+        }
+        // Membership in other objects' ordered relationships.
+        for other in model.entities {
+            for r in other.relationships where r.cardinality == .orderedToMany && r.destinationEntityName == e.name {
+                let statement = try db.statement("DELETE FROM \(SQLSchema.orderTableName(entity: other.name, relationship: r.name)) WHERE member IN \(batch)")
+                statement.bind(.string(e.name), at: 1)
+                try statement.run()
+            }
+        }
+    }
+
+    /// Tombstone values of the batch's rows of `e` (read before the rows go).
+    private func batchTombstones(_ e: EntityDescription, in db: SQLiteConnection) throws -> [Int64: [String: StoredValue]] {
+        let kept = e.attributes.filter(\.isPreservedInHistoryOnDeletion)
+        let columns = kept.map { SQLSchema.quote($0.name) }.joined(separator: ", ")
+        let statement = try db.statement("SELECT _pk, \(columns) FROM \(SQLSchema.table(e)) WHERE _pk IN (SELECT pk FROM temp._og_batch WHERE entity = ?)")
+        defer { statement.reset() }
+        statement.bind(.string(e.name), at: 1)
+        var result: [Int64: [String: StoredValue]] = [:]
+        while try statement.step() {
+            var values: [String: StoredValue] = [:]
+            for (n, attribute) in kept.enumerated() { values[attribute.name] = statement.value(at: Int32(n + 1), as: attribute.type) }
+            result[statement.int(at: 0)] = values
+        }
+        return result
+    }
+}

@@ -1,0 +1,40 @@
+import Foundation
+
+/// Why persistent history could not be read or purged. Each case says what to do.
+public enum PersistentHistoryError: Error, CustomStringConvertible, Sendable, Equatable {
+    /// The store does not record history: set `recordsHistory` on its description.
+    case notRecorded(path: String)
+    /// History up to and including transaction `purgedThrough` was purged, and the token
+    /// points before that: the changes in between are gone (Core Data's 134301).
+    case tokenExpired(PersistentHistoryToken, purgedThrough: Int64)
+    /// The token was made by another store (another file, or a file made anew).
+    case tokenOfAnotherStore(PersistentHistoryToken, store: UUID)
+    /// The token points after the last transaction: it cannot have come from this store's
+    /// history (a file restored from an older backup, for example).
+    case tokenInTheFuture(PersistentHistoryToken, last: Int64)
+    /// A consumer name must be non-empty.
+    case invalidConsumerName(String)
+
+    public var code: Int {
+        switch self {
+        case .tokenExpired: return 134301
+        case .notRecorded: return 134091
+        case .tokenOfAnotherStore, .tokenInTheFuture, .invalidConsumerName: return 134300
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .notRecorded(let path):
+            return "\(path) does not record persistent history. Open it with `recordsHistory = true` on the store description."
+        case .tokenExpired(let token, let purged):
+            return "The \(token) has expired: history through transaction \(purged) was purged, so the changes after the token are gone. Refetch what you show, then continue from `currentHistoryToken`."
+        case .tokenOfAnotherStore(let token, let store):
+            return "The \(token) belongs to another store than this one (\(store.uuidString)). Start again from this store's `currentHistoryToken`."
+        case .tokenInTheFuture(let token, let last):
+            return "The \(token) is past the last transaction (\(last)): the file is older than the token. Start again from `currentHistoryToken`."
+        case .invalidConsumerName(let name):
+            return "\"\(name)\" is not a valid history consumer name: give a non-empty name, the same every time the process starts."
+        }
+    }
+}

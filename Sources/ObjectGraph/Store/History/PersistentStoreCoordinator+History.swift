@@ -1,0 +1,53 @@
+import Foundation
+
+/// Persistent history: what every write to the store changed, by whom, in order.
+///
+/// ```swift
+/// var description = PersistentStoreDescription.sqlite(at: url)
+/// description.recordsHistory = true
+/// try coordinator.addPersistentStore(description)
+///
+/// let token = try coordinator.currentHistoryToken()
+/// // ... other processes write ...
+/// for transaction in try coordinator.history(after: token) {
+///     print(transaction.author ?? "-", transaction.changes.count)
+/// }
+/// ```
+extension PersistentStoreCoordinator {
+    /// Whether the store records persistent history.
+    public var recordsHistory: Bool { storage.withLock { $0?.recordsHistory } ?? false }
+
+    /// The token of the store's latest transaction.
+    /// - Throws: ``PersistentHistoryError/notRecorded(path:)``, or ``StoreError``.
+    public func currentHistoryToken() throws -> PersistentHistoryToken {
+        let store = try requireStore()
+        try store.requireHistory()
+        return try store.pool.read { try store.currentHistoryToken(in: $0) }
+    }
+
+    /// The transactions after `token` (every one still kept when nil), oldest first.
+    /// - Parameter limit: at most this many (the oldest ones).
+    /// - Throws: ``PersistentHistoryError/tokenExpired(_:purgedThrough:)`` when history after
+    ///   the token was purged, ``PersistentHistoryError/tokenOfAnotherStore(_:store:)``, ...
+    public func history(after token: PersistentHistoryToken?, limit: Int? = nil) throws -> [PersistentHistoryTransaction] {
+        let store = try requireStore()
+        try store.requireHistory()
+        return try store.pool.read { db in
+            try db.transaction(immediate: false) { try store.history(after: token, limit: limit, in: db) }
+        }
+    }
+
+    /// Deletes the history up to and including the transaction `token` marks (what a holder
+    /// of `token` has seen), except what a registered ``PersistentHistoryConsumer`` of any
+    /// process has not read yet.
+    ///
+    /// - Returns: the token history is now purged through; tokens before it fail with
+    ///   ``PersistentHistoryError/tokenExpired(_:purgedThrough:)``.
+    @discardableResult
+    public func purgeHistory(before token: PersistentHistoryToken) throws -> PersistentHistoryToken {
+        let store = try requireStore()
+        try store.requireHistory()
+        let through = try store.purgeHistory(through: token)
+        return PersistentHistoryToken(storeIdentifier: store.identifier, transactionNumber: through)
+    }
+}

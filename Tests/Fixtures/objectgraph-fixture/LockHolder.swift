@@ -9,13 +9,16 @@ import Foundation
 /// connection keep the file's exclusive lock from its first write transaction until it
 /// ends, which shuts every other connection out, readers included.
 enum LockHolder {
-    static func hold(path: String, atMost seconds: Double) -> Never {
+    /// - Parameter writeOnly: hold only the WAL write lock (`BEGIN IMMEDIATE`, as another
+    ///   process in the middle of a save does): other writers wait, readers read on.
+    static func hold(path: String, atMost seconds: Double, writeOnly: Bool = false) -> Never {
         var db: OpaquePointer?
         guard sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE, nil) == SQLITE_OK, let db else {
             fail("cannot open \(path)")
         }
         var message: UnsafeMutablePointer<CChar>?
-        guard sqlite3_exec(db, "PRAGMA locking_mode = EXCLUSIVE; BEGIN EXCLUSIVE;", nil, nil, &message) == SQLITE_OK else {
+        let sql = writeOnly ? "BEGIN IMMEDIATE;" : "PRAGMA locking_mode = EXCLUSIVE; BEGIN EXCLUSIVE;"
+        guard sqlite3_exec(db, sql, nil, nil, &message) == SQLITE_OK else {
             fail("cannot lock \(path): \(message.map { String(cString: $0) } ?? "?")")
         }
         print("locked")

@@ -4,6 +4,7 @@
 //
 // Usage:
 //   objectgraph-fixture hold-lock PATH SECONDS     lock PATH until stdin closes (or SECONDS pass)
+//   objectgraph-fixture hold-write-lock PATH SECONDS   hold only the write lock (readers go on)
 //   objectgraph-fixture save-client PATH NAME [--as-nobody]
 //                                                  open the store at PATH, insert a client, save
 //   objectgraph-fixture violate-concurrency        read an object's property off its context's queue
@@ -33,6 +34,9 @@ switch arguments.first {
 case "hold-lock":
     guard arguments.count == 3, let seconds = Double(arguments[2]) else { usage() }
     LockHolder.hold(path: arguments[1], atMost: seconds)
+case "hold-write-lock":
+    guard arguments.count == 3, let seconds = Double(arguments[2]) else { usage() }
+    LockHolder.hold(path: arguments[1], atMost: seconds, writeOnly: true)
 case "save-client":
     guard arguments.count == 3 || (arguments.count == 4 && arguments[3] == "--as-nobody") else { usage() }
     if arguments.count == 4 { Privileges.dropToNobody() }

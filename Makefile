@@ -74,7 +74,7 @@ test-tsan: deps
 bench: deps-bench
 	rm -f Benchmarks/.build/release.yaml
 	cd Benchmarks && $(SWIFT) build -c release && .build/release/objectgraph-bench \
-	  && .build/release/nesting-bench && .build/release/webserver-bench
+	  && .build/release/nesting-bench && .build/release/history-bench && .build/release/webserver-bench
 
 # The ObjectGraph benchmarks alone (against raw SQLite and GRDB; nested contexts).
 .PHONY: bench-objectgraph
@@ -86,6 +86,13 @@ bench-objectgraph: deps
 
 clean:
 	rm -rf .build .build-tsan Benchmarks/.build
+
+# Issue 5's benchmarks: commit in another process → visible in the main context (1,000 commits),
+# and batch insert/delete of 100,000 invoices against raw SQLite.
+.PHONY: bench-history
+bench-history: deps
+	rm -f Benchmarks/.build/release.yaml
+	cd Benchmarks && $(SWIFT) build -c release --product history-bench && .build/release/history-bench $(BENCH_ARGS)
 
 # The WebServer benchmark alone: wrk against a bare libmicrohttpd handler and the Swift routes.
 .PHONY: bench-web

@@ -24,6 +24,11 @@ let package = Package(
             "CSQLiteBench",
             .product(name: "ObjectGraph", package: "Invoices"),
         ]),
+        // Issue 5: commit-to-visible latency across processes; batch insert/delete against raw SQLite.
+        .executableTarget(name: "history-bench", dependencies: [
+            "CSQLiteBench",
+            .product(name: "ObjectGraph", package: "Invoices"),
+        ]),
         // A bare C libmicrohttpd handler, the baseline for the WebServer benchmark.
         .target(name: "CBareMHD", linkerSettings: [.linkedLibrary("microhttpd")]),
         // WebServer routes against the bare handler, driven by wrk.

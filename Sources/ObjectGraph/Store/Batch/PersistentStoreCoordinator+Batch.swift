@@ -53,7 +53,10 @@ extension PersistentStoreCoordinator {
         let entity = try batchEntity(Entity.self)
         let store = try batchStore()
         var resolver = KeyPathResolver(model: model, entity: entity, store: store.identifier)
-        let values = try resolver.resolve(request.values)
+        // A property set twice keeps its later value.
+        var latest: [Int: StoredValue] = [:]
+        for (index, value) in try resolver.resolve(request.values) { latest[index] = value }
+        let values = latest.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
         guard !values.isEmpty else {
             return BatchResult(objectIDs: [], changes: ChangeSet(origin: .batch, context: contextName, inserted: [], updated: [], deleted: []),
                                historyToken: nil)
@@ -159,6 +162,9 @@ struct KeyPathResolver {
     let entity: EntityDescription
     let store: UUID
     private var cache: [AnyKeyPath: Int] = [:]
+    /// The key paths of the previous row, by position, and where the current row is.
+    private var recent: [(keyPath: AnyKeyPath, index: Int)] = []
+    private var position = 0
 
     init(model: ManagedObjectModel, entity: EntityDescription, store: UUID) {
         self.model = model
@@ -167,7 +173,8 @@ struct KeyPathResolver {
     }
 
     mutating func resolve<Entity: ManagedObject>(_ values: PropertyValues<Entity>) throws -> [(Int, StoredValue)] {
-        try values.assignments.map { assignment in
+        position = 0
+        return try values.assignments.map { assignment in
             let index = try self.index(of: assignment.keyPath)
             let property = entity.properties[index]
             switch (property, assignment.target) {
@@ -186,12 +193,27 @@ struct KeyPathResolver {
     }
 
     private mutating func index(of keyPath: AnyKeyPath) throws -> Int {
-        if let cached = cache[keyPath] { return cached }
+        // Rows usually set the same key path literals (the same objects) in the same order:
+        // an identity check at the same position avoids hashing the key path.
+        if position < recent.count, recent[position].keyPath === keyPath {
+            defer { position += 1 }
+            return recent[position].index
+        }
+        if let cached = cache[keyPath] {
+            remember(keyPath, cached)
+            return cached
+        }
         guard let path = model.propertyPath(for: keyPath, in: entity), path.count == 1, let step = path.first,
               step.entityName == entity.name else {
             throw BatchError.unsupportedKeyPath(entity: entity.name, keyPath: "\(keyPath)")
         }
         cache[keyPath] = step.index
+        remember(keyPath, step.index)
         return step.index
+    }
+
+    private mutating func remember(_ keyPath: AnyKeyPath, _ index: Int) {
+        if position < recent.count { recent[position] = (keyPath, index) } else { recent.append((keyPath, index)) }
+        position += 1
     }
 }

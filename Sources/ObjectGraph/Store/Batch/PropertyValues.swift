@@ -34,8 +34,9 @@ public struct PropertyValues<Entity: ManagedObject> {
         assign(Assignment(keyPath: keyPath, target: .toOne(destination: Destination.self), value: id.map(StoredValue.reference) ?? .null))
     }
 
+    /// Appends: when a key path is set twice, the later value wins where the assignments
+    /// are resolved (comparing key paths here would cost more than the row's SQL).
     private mutating func assign(_ assignment: Assignment) {
-        assignments.removeAll { $0.keyPath == assignment.keyPath }
         assignments.append(assignment)
     }
 

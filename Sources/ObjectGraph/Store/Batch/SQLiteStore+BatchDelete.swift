@@ -16,7 +16,10 @@ extension SQLiteStore {
 
     func batchDelete(_ entity: EntityDescription, _ selection: DeleteSelection,
                      author: String?, contextName: String?) throws -> BatchOutcome {
-        try batchWrite { db in
+        if case .condition(let condition) = selection, !needsRules(entity) {
+            return try batchWrite { db in try directDelete(entity, where: condition, author: author, contextName: contextName, in: db) }
+        }
+        return try batchWrite { db in
             try db.execute("CREATE TEMP TABLE IF NOT EXISTS _og_batch (entity TEXT NOT NULL, pk INTEGER NOT NULL, PRIMARY KEY (entity, pk)) WITHOUT ROWID")
             try db.execute("DELETE FROM temp._og_batch")
             defer { try? db.execute("DELETE FROM temp._og_batch") }
@@ -79,6 +82,42 @@ extension SQLiteStore {
             }
             return outcome
         }
+    }
+
+    /// Whether deleting rows of `entity` involves other rows: cascades, denials, references
+    /// to clear, link rows, or tombstones to keep.
+    private func needsRules(_ entity: EntityDescription) -> Bool {
+        if recordsHistory && entity.attributes.contains(where: \.isPreservedInHistoryOnDeletion) { return true }
+        for r in entity.relationships {
+            if r.isToMany || r.deleteRule == .cascade || r.deleteRule == .deny { return true }
+            if let inverse = model.entity(named: r.destinationEntityName)?.relationship(named: r.inverseName),
+               !inverse.isToMany { return true }
+        }
+        for other in model.entities {
+            if other.relationships.contains(where: { $0.cardinality == .orderedToMany && $0.destinationEntityName == entity.name }) {
+                return true
+            }
+        }
+        return false
+    }
+
+    /// The common case (rows nothing else depends on): one DELETE, no key table.
+    private func directDelete(_ entity: EntityDescription, where condition: SQLFragment?, author: String?,
+                              contextName: String?, in db: SQLiteConnection) throws -> BatchOutcome {
+        let table = SQLSchema.table(entity)
+        let filter = condition.map { " WHERE _pk IN (SELECT t0._pk FROM \(table) t0 WHERE \($0.sql))" } ?? ""
+        let statement = try db.statement("DELETE FROM \(table)\(filter) RETURNING _pk")
+        defer { statement.reset() }
+        statement.bind(condition?.bindings ?? [])
+        var outcome = BatchOutcome()
+        var keys: [Int64] = []
+        while try statement.step() { keys.append(statement.int(at: 0)) }
+        outcome.deleted = keys.map { ObjectID(entityName: entity.name, key: .permanent(store: identifier, primaryKey: $0)) }
+        if recordsHistory && !keys.isEmpty {
+            let records = keys.map { HistoryRecord(entity: entity.name, primaryKey: $0, kind: .delete) }
+            outcome.historyToken = try recordHistory(records, author: author, contextName: contextName, in: db)
+        }
+        return outcome
     }
 
     /// Adds the destinations of cascade rules until nothing new is added.

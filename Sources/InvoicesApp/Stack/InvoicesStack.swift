@@ -1,5 +1,6 @@
 import Foundation
 import ObjectGraph
+import Synchronization
 
 /// The contexts of the Invoices application over one SQLite file (see shared/DESIGN.md):
 ///
@@ -33,7 +34,10 @@ public final class InvoicesStack: Sendable {
         } catch {
             throw .folder(path: folder.path, reason: error.localizedDescription)
         }
-        try self.init(description: .sqlite(at: url), storeURL: url)
+        // History and remote-change notifications: what another process (`invoices import`)
+        // commits reaches writer and main through ``startMergingRemoteChanges(as:)``.
+        try self.init(description: .sqlite(at: url, recordsHistory: true, postsRemoteChangeNotifications: true),
+                      storeURL: url)
     }
 
     /// A stack over an in-memory store, for tests and previews.
@@ -56,7 +60,43 @@ public final class InvoicesStack: Sendable {
         self.coordinator = coordinator
         self.storeURL = storeURL
         writer = ManagedObjectContext(.privateQueue, coordinator: coordinator, name: "writer")
+        writer.transactionAuthor = "dashboard"
         main = ManagedObjectContext(.mainQueue, parent: writer, name: "main")
+    }
+
+    /// The consumer merging other processes' commits, once started.
+    private let remote = Mutex<PersistentHistoryConsumer?>(nil)
+
+    /// Merges what other processes commit to the file into writer and main as it happens
+    /// (persistent history; see ObjectGraph's `PersistentHistoryConsumer`), and purges the
+    /// history every consumer has read. `name` keeps this process's place in the history
+    /// across restarts: one name per server of a file. Does nothing for in-memory stacks.
+    public func startMergingRemoteChanges(as name: String = "dashboard") throws(StackError) {
+        guard storeURL != nil, coordinator.recordsHistory else { return }
+        let consumer: PersistentHistoryConsumer
+        do {
+            consumer = try PersistentHistoryConsumer(name: name, coordinator: coordinator, contexts: [writer, main])
+        } catch {
+            throw .store(path: storeURL?.path ?? ":memory:", .cannotOpen(path: storeURL?.path ?? "", reason: "\(error)"))
+        }
+        remote.withLock { $0?.stop(); $0 = consumer }
+        consumer.start()
+        purgeReadHistory()
+    }
+
+    /// The running history consumer (for the inspector), if any.
+    public var historyConsumer: PersistentHistoryConsumer? { remote.withLock { $0 } }
+
+    /// Stops merging remote changes (the cursor is kept in the file).
+    public func stopMergingRemoteChanges() {
+        remote.withLock { $0?.stop(); $0 = nil }
+    }
+
+    /// Purges the history up to what this process's consumer has merged (ObjectGraph never
+    /// purges past another consumer's cursor).
+    public func purgeReadHistory() {
+        guard let cursor = remote.withLock({ $0?.cursor }) else { return }
+        _ = try? coordinator.purgeHistory(before: cursor)
     }
 
     /// A new edit scratchpad: a private-queue child of ``main``. Its save goes into main (not
@@ -69,7 +109,9 @@ public final class InvoicesStack: Sendable {
     /// writer/main chain. Its saves write to the store; call ``mergeImportSave(_:)`` after
     /// each so that writer and main see them.
     public func newImportContext(name: String? = nil) -> ManagedObjectContext {
-        ManagedObjectContext(.privateQueue, coordinator: coordinator, name: name ?? "import")
+        let context = ManagedObjectContext(.privateQueue, coordinator: coordinator, name: name ?? "import")
+        context.transactionAuthor = name ?? "import"
+        return context
     }
 
     /// The one place where changes saved by an import context (or demo data seeding) are

@@ -27,6 +27,10 @@ public final class DashboardServer: Sendable {
         configuration.limits.maximumBodySize = Self.maximumBodySize
         server = HTTPServer(configuration: configuration, router: router, logger: logger)
         try server.start()
+        // Other processes' commits (an `invoices import`) merge into writer and main.
+        do { try stack.startMergingRemoteChanges() } catch {
+            logger.warning("Remote changes will not be merged: \(error)")
+        }
     }
 
     /// The port the server listens on.
@@ -36,6 +40,7 @@ public final class DashboardServer: Sendable {
     /// writer still hold to disk.
     public func stop() async {
         await server.shutdown(timeout: .seconds(5))
+        stack.stopMergingRemoteChanges()
         let main = stack.main
         try? await main.perform { if main.hasChanges { try main.save() } }
         try? await dashboard.persistence.flushNow()

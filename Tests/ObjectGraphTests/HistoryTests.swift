@@ -156,6 +156,31 @@ import ObjectGraphFixtureModel
         #expect(try other.purgeHistory(before: latest) == latest)
     }
 
+    @Test func aConsumerResumesFromItsStoredCursorAfterARestart() async throws {
+        let url = TestStack.fileURL()
+        defer { StoreFileState.cleanUp(url) }
+        let writer = Self.context(try Self.coordinator(at: url), author: "other")
+        do {
+            let coordinator = try Self.coordinator(at: url)
+            let consumer = try PersistentHistoryConsumer(name: "app", coordinator: coordinator,
+                                                         contexts: [ManagedObjectContext(.privateQueue, coordinator: coordinator)])
+            try await writer.perform { let a = Account(context: writer); a.name = "Seen"; try writer.save() }
+            #expect(try await consumer.catchUp().count == 1)
+            consumer.stop()
+        }
+        // While the app is not running, another process writes twice.
+        for name in ["Missed 1", "Missed 2"] {
+            try await writer.perform { let a = Account(context: writer); a.name = name; try writer.save() }
+        }
+        let restarted = try Self.coordinator(at: url)
+        let context = ManagedObjectContext(.privateQueue, coordinator: restarted)
+        let consumer = try PersistentHistoryConsumer(name: "app", coordinator: restarted, contexts: [context])
+        let caughtUp = try await consumer.catchUp()
+        #expect(caughtUp.count == 2)
+        #expect(caughtUp.allSatisfy { $0.author == "other" })
+        #expect(try await consumer.catchUp().isEmpty)
+    }
+
     @Test func aFileThatRecordsHistoryKeepsRecordingForEveryCoordinator() async throws {
         let url = TestStack.fileURL()
         defer { StoreFileState.cleanUp(url) }

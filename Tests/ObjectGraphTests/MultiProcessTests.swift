@@ -66,6 +66,9 @@ import ObjectGraphFixtureModel
         let insertSeen = await Self.remoteChange(on: inserts, within: 2) { !$0.inserted.isEmpty }
         #expect(insertSeen != nil)
         let ada = try #require(try await a.account(named: "Ada"))
+        // B's URI for the object names the same object here.
+        let uri = try #require(reply.split(separator: " ").last.flatMap { URL(string: String($0)) })
+        #expect(try a.coordinator.managedObjectID(forURIRepresentation: uri) == ada.id)
 
         // A shows the account (a registered object), B updates it: the object itself changes.
         let holder = ObjectBox()

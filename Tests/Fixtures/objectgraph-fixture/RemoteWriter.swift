@@ -5,7 +5,7 @@ import ObjectGraphFixtureModel
 /// The other process of the multi-process tests: a stack of its own on the shared store,
 /// driven line by line on stdin, answering one line per command on stdout.
 ///
-///     insert NAME [EMAIL]   → inserted <pk>
+///     insert NAME [EMAIL]   → inserted <pk> <URI of the object ID>
 ///     edit NAME BALANCE     → edited            (changed in the context, not saved)
 ///     save                  → saved | conflict <message> | error <message>
 ///     update NAME BALANCE   → edit + save
@@ -42,7 +42,7 @@ enum RemoteWriter {
                 account.name = args[0]
                 account.email = args.count > 1 ? args[1] : nil
                 try context.save()
-                return "inserted \(account.objectID.primaryKey ?? 0)"
+                return "inserted \(account.objectID.primaryKey ?? 0) \(account.objectID.uriRepresentation().absoluteString)"
             case ("edit", 2):
                 guard let account = try find(args[0], in: context), let balance = Int(args[1]) else { return "error no such account" }
                 account.balance = balance

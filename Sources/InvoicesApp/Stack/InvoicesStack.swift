@@ -23,6 +23,8 @@ public final class InvoicesStack: Sendable {
     public let main: ManagedObjectContext
     /// Where the store lives (`nil` for an in-memory stack).
     public let storeURL: URL?
+    /// The import contexts alive now (the inspector lists them while they run).
+    public let importContexts = ContextRegistry()
 
     /// Opens (or creates) the database at `url`, creating its folder if needed.
     /// - Throws: ``StackError`` saying what to do when the file cannot be used.
@@ -69,7 +71,9 @@ public final class InvoicesStack: Sendable {
     /// writer/main chain. Its saves write to the store; call ``mergeImportSave(_:)`` after
     /// each so that writer and main see them.
     public func newImportContext(name: String? = nil) -> ManagedObjectContext {
-        ManagedObjectContext(.privateQueue, coordinator: coordinator, name: name ?? "import")
+        let context = ManagedObjectContext(.privateQueue, coordinator: coordinator, name: name ?? "import")
+        importContexts.add(context)
+        return context
     }
 
     /// The one place where changes saved by an import context (or demo data seeding) are

@@ -1,0 +1,121 @@
+import Foundation
+import ObjectGraph
+import Synchronization
+import WebServer
+
+/// The live context inspector of a running dashboard: records what the stack's contexts do
+/// (``InspectorTimeline``), reads the live tree on demand (``StackSnapshotter``), and pushes
+/// the re-rendered page to open `/contexts` pages through server-sent events within a
+/// fraction of a second of a change.
+///
+/// Changes are coalesced: the first one schedules a refresh ``refreshDelay`` later; further
+/// changes meanwhile ride along, and one that arrives during a refresh schedules the next.
+/// Nothing is read while no page listens.
+///
+/// `Sendable`: `refresh` is only touched while its mutex is held; the rest is immutable.
+final class Inspector: Sendable {
+    /// The persistent history token the coordinator has merged up to. ObjectGraph has no
+    /// persistent history yet (issue 5): this answers nil, shown as "—". When it does, return
+    /// the coordinator's current token here.
+    static let historyToken: @Sendable (PersistentStoreCoordinator) -> String? = { _ in nil }
+
+    /// The event topic of `/contexts/events`.
+    static let topic = "contexts"
+    /// How long changes are gathered before a refresh.
+    static let refreshDelay: Duration = .milliseconds(120)
+
+    let stack: InvoicesStack
+    let identities: ContextIdentities
+    let timeline = InspectorTimeline()
+    let recorder: ContextActivityRecorder
+    let snapshotter: StackSnapshotter
+    let events = EventChannel()
+    let access: InspectorAccess
+    /// Renders a snapshot into the page's live part (the dashboard's templates).
+    private let renderLive = Mutex<(@Sendable (StackSnapshot) -> String)?>(nil)
+    private let refresh = Mutex(RefreshState())
+    private let watcher = Mutex<RemoteCommitWatcher?>(nil)
+
+    private struct RefreshState: Sendable {
+        var scheduled = false
+        var dirty = false
+        var version = 0
+    }
+
+    init(stack: InvoicesStack, sessions: SessionStore, persist: PersistMode, access: InspectorAccess) {
+        self.stack = stack
+        self.access = access
+        let identities = ContextIdentities(stack: stack)
+        self.identities = identities
+        let timeline = self.timeline
+        let changed = Mutex<(@Sendable () -> Void)?>(nil)
+        recorder = ContextActivityRecorder(stack: stack, identities: identities, timeline: timeline,
+                                           onActivity: { changed.withLock { $0 }?() })
+        snapshotter = StackSnapshotter(stack: stack, sessions: sessions, identities: identities, timeline: timeline,
+                                       persist: persist,
+                                       remoteDetection: stack.storeURL == nil
+                                           ? "none (in-memory store)"
+                                           : "inotify on the store file, then SQLite's data_version on the writer connection")
+        changed.withLock { $0 = { [weak self] in self?.noteChange() } }
+        recorder.start()
+        let recorder = self.recorder
+        sessions.observeForms { [weak recorder] event in recorder?.formEvent(event) }
+        let file = stack.storeURL?.lastPathComponent ?? ""
+        watcher.withLock {
+            $0 = RemoteCommitWatcher(coordinator: stack.coordinator, storeURL: stack.storeURL) { [weak recorder] in
+                recorder?.remoteCommitDetected(file: file)
+            }
+        }
+    }
+
+    /// Sets how the live part of `/contexts` is rendered for pushes.
+    func setLiveRenderer(_ render: @escaping @Sendable (StackSnapshot) -> String) {
+        renderLive.withLock { $0 = render }
+    }
+
+    /// Stops watching the file (the server is stopping).
+    func stop() {
+        watcher.withLock { $0?.stop(); $0 = nil }
+    }
+
+    /// A new event stream for `/contexts/events`: it gets an `update` event with the live
+    /// part's HTML after every change.
+    func subscribe() -> EventStream {
+        let stream = events.subscribe(to: Self.topic)
+        stream.send(ServerSentEvent(event: "hello", data: "listening", retry: 1000))
+        return stream
+    }
+
+    /// Something changed: schedule a refresh unless one is due.
+    func noteChange() {
+        let start = refresh.withLock { state -> Bool in
+            if state.scheduled { state.dirty = true; return false }
+            state.scheduled = true
+            return true
+        }
+        guard start else { return }
+        Task { [weak self] in
+            try? await Task.sleep(for: Self.refreshDelay)
+            await self?.refreshNow()
+        }
+    }
+
+    /// Reads the tree and pushes it to every open page (skipped when none listens).
+    private func refreshNow() async {
+        refresh.withLock { $0.dirty = false }
+        if events.subscriberCount(of: Self.topic) > 0, let render = renderLive.withLock({ $0 }) {
+            let snapshot = await snapshotter.snapshot()
+            let version = refresh.withLock { state -> Int in state.version += 1; return state.version }
+            events.publish(ServerSentEvent(event: "update", data: render(snapshot), id: String(version)), to: Self.topic)
+        }
+        let again = refresh.withLock { state -> Bool in
+            if state.dirty { state.dirty = false; return true }
+            state.scheduled = false
+            return false
+        }
+        if again {
+            try? await Task.sleep(for: Self.refreshDelay)
+            await refreshNow()
+        }
+    }
+}

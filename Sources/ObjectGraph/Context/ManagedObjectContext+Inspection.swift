@@ -132,7 +132,8 @@ public struct SaveCheck: Sendable {
     /// empty for a root context (conflicts with the store are found at save).
     public let conflicts: [MergeConflict]
     /// For each updated object of a child context, the parent's current value of each
-    /// property the child changed, by name; nil when the parent no longer has the object.
+    /// attribute and to-one relationship the child changed, by name (to-many relationships
+    /// never conflict and are left out); nil when the parent no longer has the object.
     /// Empty for a root context (its committed values are the store's, as it last read them).
     public let parentValues: [ObjectID: [String: InspectedValue]?]
     /// The merge policy the save would use.
@@ -245,10 +246,10 @@ extension ManagedObjectContext {
                 let ours = update.values[i], base = update.base[i], parentValue = current[i]
                 if case .unloaded = ours { continue }
                 guard !ManagedObject.sameValue(ours, base) else { continue }
-                values[property.name] = InspectedValue(parentValue)
                 // To-many changes never conflict: a save applies them to the parent's set.
                 if case .relationship(let r) = property, r.isToMany { continue }
                 if case .unloaded = parentValue { continue }
+                values[property.name] = InspectedValue(parentValue)
                 if !ManagedObject.sameValue(parentValue, base) && !ManagedObject.sameValue(ours, parentValue) {
                     clashes.append(.init(property: property.name, base: base.displayString, ours: ours.displayString,
                                          theirs: parentValue.displayString))

@@ -91,8 +91,9 @@ struct ObjectChain: Sendable, Codable {
             let reader = ManagedObjectContext(.privateQueue, coordinator: context.persistentStoreCoordinator,
                                               name: "inspector: store read")
             stored = await reader.perform { () -> InspectedObject? in
-                guard (try? reader.existingObject(with: id)) != nil else { return nil }
-                return reader.inspectRegisteredObjects([id])[id]
+                // Held while it is inspected: a context keeps unchanged objects only while used.
+                guard let object = try? reader.existingObject(with: id) else { return nil }
+                return withExtendedLifetime(object) { reader.inspectRegisteredObjects([id])[id] }
             }
         }
         let names = (held + [stored]).compactMap { $0 }.first { !$0.properties.isEmpty }?.properties.map(\.name) ?? []

@@ -153,7 +153,18 @@ struct StackSnapshotter: Sendable {
     private func change(_ object: InspectedObject, in target: Target, parentValues: [String: InspectedValue]?,
                         parentObject: InspectedObject?) -> PendingChangeSnapshot {
         let id = object.objectID
-        let properties: [PropertyChangeSnapshot] = object.state == .deleted ? [] : object.changedProperties.map { property in
+        // An inserted object lists the properties it has a value for (nil and empty ones say nothing).
+        let changed = object.state == .inserted
+            ? object.changedProperties.filter { $0.value != .null && $0.value != .references([]) && $0.value != .string("") }
+            : object.changedProperties
+        let properties: [PropertyChangeSnapshot] = object.state == .deleted ? [] : changed.map { property in
+            // A to-many relationship is shown as what the context added and removed: a save
+            // applies just that to the parent's current set, so it never conflicts.
+            if case .references(let now) = property.value, object.state != .inserted {
+                let before: [ObjectID] = { if case .references(let ids) = property.committedValue { ids } else { [] } }()
+                return PropertyChangeSnapshot(name: property.name, pending: Self.difference(from: before, to: now),
+                                              committed: Self.text(property.committedValue), parent: nil)
+            }
             let parent: String?
             switch target.role {
             case .scratchpad, .child:
@@ -204,6 +215,15 @@ struct StackSnapshotter: Sendable {
         }
     }
 
+    /// `added Invoice/t1a2b3c4d; removed Invoice/p7`.
+    static func difference(from before: [ObjectID], to after: [ObjectID]) -> String {
+        let added = after.filter { !before.contains($0) }, removed = before.filter { !after.contains($0) }
+        var parts: [String] = []
+        if !added.isEmpty { parts.append("added " + added.map(\.description).joined(separator: ", ")) }
+        if !removed.isEmpty { parts.append("removed " + removed.map(\.description).joined(separator: ", ")) }
+        return parts.isEmpty ? "reordered" : parts.joined(separator: "; ")
+    }
+
     static func queue(_ type: ManagedObjectContext.ConcurrencyType) -> String {
         type == .mainQueue ? "main queue" : "private queue"
     }
@@ -215,7 +235,8 @@ struct StackSnapshotter: Sendable {
     static func describe(_ conflict: MergeConflict) -> String {
         if conflict.deletedElsewhere { return "\(conflict.objectID) is gone from the parent (deleted meanwhile)" }
         return "\(conflict.objectID): " + conflict.properties.map {
-            "\($0.property) is \($0.theirs) in the parent now (was \($0.base) when read; pending \($0.ours))"
+            "\($0.property) is \(Dashboard.shown($0.theirs)) in the parent now (was \(Dashboard.shown($0.base)) when read; "
+                + "pending \(Dashboard.shown($0.ours)))"
         }.joined(separator: "; ")
     }
 

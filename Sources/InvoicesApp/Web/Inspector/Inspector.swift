@@ -35,6 +35,10 @@ final class Inspector: Sendable {
     private let renderLive = Mutex<(@Sendable (StackSnapshot) -> String)?>(nil)
     private let refresh = Mutex(RefreshState())
     private let watcher = Mutex<RemoteCommitWatcher?>(nil)
+    /// Wakes up when the next open form's session expires, so its drop shows on open pages
+    /// then (sessions are otherwise swept only when someone visits).
+    private let expiryTimer = Mutex<(at: Date, task: Task<Void, Never>)?>(nil)
+    private let sessions: SessionStore
 
     private struct RefreshState: Sendable {
         var scheduled = false
@@ -45,6 +49,7 @@ final class Inspector: Sendable {
     init(stack: InvoicesStack, sessions: SessionStore, persist: PersistMode, access: InspectorAccess) {
         self.stack = stack
         self.access = access
+        self.sessions = sessions
         let identities = ContextIdentities(stack: stack)
         self.identities = identities
         let timeline = self.timeline
@@ -76,6 +81,7 @@ final class Inspector: Sendable {
     /// Stops watching the file (the server is stopping).
     func stop() {
         watcher.withLock { $0?.stop(); $0 = nil }
+        expiryTimer.withLock { $0?.task.cancel(); $0 = nil }
     }
 
     /// A new event stream for `/contexts/events`: it gets an `update` event with the live
@@ -100,6 +106,26 @@ final class Inspector: Sendable {
         }
     }
 
+    /// Sweeps the sessions just after `date` (the next expiry), replacing a later wake-up.
+    private func scheduleExpiryCheck(_ date: Date?) {
+        guard let date else { return }
+        expiryTimer.withLock { timer in
+            if let timer, timer.at <= date, timer.at > Date() { return }   // an earlier wake-up is due
+            timer?.task.cancel()
+            let sessions = self.sessions
+            timer = (date, Task { [weak self] in
+                let delay = max(0, date.timeIntervalSinceNow) + 0.2
+                try? await Task.sleep(for: .milliseconds(Int(delay * 1000)))
+                guard !Task.isCancelled else { return }
+                // Reports expired forms (which refreshes the pages); a session used meanwhile
+                // expires later: wake up again then.
+                let open = sessions.openForms()
+                guard let self, self.events.subscriberCount(of: Self.topic) > 0 else { return }
+                self.scheduleExpiryCheck(open.map { StackSnapshotter.date(of: $0.expiresAt) }.min())
+            })
+        }
+    }
+
     /// Reads the tree and pushes it to every open page (skipped when none listens).
     private func refreshNow() async {
         refresh.withLock { $0.dirty = false }
@@ -107,6 +133,7 @@ final class Inspector: Sendable {
             let snapshot = await snapshotter.snapshot()
             let version = refresh.withLock { state -> Int in state.version += 1; return state.version }
             events.publish(ServerSentEvent(event: "update", data: render(snapshot), id: String(version)), to: Self.topic)
+            scheduleExpiryCheck(snapshot.contexts.compactMap(\.owner?.expiresAt).min())
         }
         let again = refresh.withLock { state -> Bool in
             if state.dirty { state.dirty = false; return true }

@@ -59,8 +59,12 @@ struct InspectorAccess: Sendable {
     }
 
     /// The cookie that remembers a token given in the query.
+    /// Nil for a token a cookie cannot carry as it is (then the query or header must be used).
     func cookie() -> Cookie? {
-        token.map { Cookie(name: Self.cookieName, value: $0, path: "/", httpOnly: true, sameSite: .strict) }
+        guard let token, !token.isEmpty,
+              token.unicodeScalars.allSatisfy({ $0.isASCII && (CharacterSet.alphanumerics.contains($0) || "-._~".unicodeScalars.contains($0)) })
+        else { return nil }
+        return Cookie(name: Self.cookieName, value: token, path: "/", httpOnly: true, sameSite: .strict)
     }
 
     static func isLoopback(_ host: String) -> Bool {

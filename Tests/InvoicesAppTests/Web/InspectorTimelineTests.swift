@@ -17,7 +17,6 @@ import WebServer
             // A page listening; nobody touches the session again.
             let events = try EventStreamClient(port: port, path: "/contexts/events")
             _ = await events.read(until: "event: hello", timeout: 5)
-            _ = try await Visitor(port: port).get("/contexts.json")   // a refresh, which plans the wake-up
             let pushed = await events.read(until: "its session expired", timeout: 6)
             #expect(pushed.contains("\(scratchpad.id) (client "))
 

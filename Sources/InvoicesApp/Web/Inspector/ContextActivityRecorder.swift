@@ -84,8 +84,8 @@ final class ContextActivityRecorder: Sendable {
         guard let context = ownContext(notification) else { return }
         let started = saveStarts.withLock { $0.removeValue(forKey: ObjectIdentifier(context)) }
         let milliseconds = started.map { Self.milliseconds(ContinuousClock.now - $0) }
-        func ids(_ key: ManagedObjectContext.ChangeKey) -> [ObjectID] {
-            (notification.userInfo?[key.rawValue] as? Set<ObjectID> ?? []).sorted { $0.description < $1.description }
+        func ids(_ key: ManagedObjectContext.ChangeKey) -> Set<ObjectID> {
+            notification.userInfo?[key.rawValue] as? Set<ObjectID> ?? []
         }
         let inserted = ids(.inserted), updated = ids(.updated), deleted = ids(.deleted)
         let count = inserted.count + updated.count + deleted.count
@@ -95,13 +95,14 @@ final class ContextActivityRecorder: Sendable {
         if !inserted.isEmpty { parts.append("\(inserted.count) inserted") }
         if !updated.isEmpty { parts.append("\(updated.count) updated") }
         if !deleted.isEmpty { parts.append("\(deleted.count) deleted") }
-        let all = inserted + updated + deleted
         timeline.record(.save, context: id,
                         summary: "\(id) saved \(count) object\(count == 1 ? "" : "s") \(destination) (\(parts.joined(separator: ", ")))",
-                        objects: count, milliseconds: milliseconds, objectIDs: all.prefix(8).map(\.description))
+                        objects: count, milliseconds: milliseconds,
+                        objectIDs: Self.sample(inserted, 8) + Self.sample(updated, 8) + Self.sample(deleted, 8))
         if context.parent == nil {
-            timeline.wrote(inserted.map { ($0.description, "inserted") } + updated.map { ($0.description, "updated") }
-                           + deleted.map { ($0.description, "deleted") }, by: id)
+            let keep = timeline.writtenCapacity
+            timeline.wrote(Self.sample(inserted, keep).map { ($0, "inserted") } + Self.sample(updated, keep).map { ($0, "updated") }
+                           + Self.sample(deleted, keep).map { ($0, "deleted") }, by: id)
         }
         onActivity()
     }
@@ -116,7 +117,7 @@ final class ContextActivityRecorder: Sendable {
     private func changed(_ changes: ChangeSet, in context: String) {
         let count = changes.inserted.count + changes.updated.count + changes.deleted.count
         let objects = "\(count) object\(count == 1 ? "" : "s")"
-        let ids = Array(changes.inserted.union(changes.updated).union(changes.deleted)).map(\.description).sorted()
+        let ids = Self.sample(changes.inserted, 8) + Self.sample(changes.updated, 8) + Self.sample(changes.deleted, 8)
         let origin = changes.context ?? "another context"
         switch changes.origin {
         case .save:
@@ -192,6 +193,13 @@ final class ContextActivityRecorder: Sendable {
     }
 
     // MARK: Wording
+
+    /// At most `limit` of the IDs as text, sorted: an import's save of thousands of objects
+    /// costs the observer (which runs on the saving context's queue) a few strings only.
+    static func sample(_ ids: Set<ObjectID>, _ limit: Int) -> [String] {
+        let chosen = ids.count <= limit * 4 ? Array(ids) : Array(ids.prefix(limit))
+        return chosen.map(\.description).sorted().prefix(limit).map { $0 }
+    }
 
     /// `new client`, `client 12`.
     static func describe(_ form: EditForm) -> String {

@@ -85,10 +85,13 @@ final class Inspector: Sendable {
     }
 
     /// A new event stream for `/contexts/events`: it gets an `update` event with the live
-    /// part's HTML after every change.
+    /// part's HTML at once and after every change.
     func subscribe() -> EventStream {
         let stream = events.subscribe(to: Self.topic)
         stream.send(ServerSentEvent(event: "hello", data: "listening", retry: 1000))
+        // A first refresh: the page catches up with anything since it was rendered, and the
+        // wake-up for the next session expiry is planned now that someone listens.
+        noteChange()
         return stream
     }
 

@@ -2,7 +2,8 @@
 
 Starts `invoices serve` on a free port with a temporary database (demo data seeded), then
 does what a visitor does: opens a client, edits it, adds an invoice inside the client's
-form, saves, and checks the flash message, the client's page and the invoice list.
+form, saves, and checks the flash message, the client's page and the invoice list. Then
+watches the live inspector (/contexts) follow another tab's unsaved edit without a reload.
 Screenshots go to `.build/screenshots/` (or $SCREENSHOT_DIR).
 
 The invoices binary: $INVOICES_BIN, or the first argument when run as a script.
@@ -307,6 +308,64 @@ class DashboardInBrowser(unittest.TestCase):
         self.assert_no_server_error()
         self.assertIn(invoice_number, self.heading())
         self.assertIn(client_name, self.css("main").text)
+
+
+    # MARK: the live inspector
+
+    def test_inspector_follows_a_form_live(self):
+        try:
+            self.inspector_follows_a_form_live()
+        except Exception:
+            try:
+                print("  failed at %s (title %r)" % (self.driver.current_url, self.driver.title), file=sys.stderr)
+                self.screenshot("failure.png")
+            except Exception as error:
+                print("  no failure screenshot: %s" % error, file=sys.stderr)
+            print("  server output (last lines):\n" + self.server.output(), file=sys.stderr)
+            raise
+
+    def inspector_follows_a_form_live(self):
+        city = "Inspectville " + uuid.uuid4().hex[:6].upper()
+
+        # The inspector in one tab: the picture of the stack, and the script listening.
+        self.open("/contexts")
+        self.assertEqual(self.heading(), "Contexts")
+        inspector = self.driver.current_window_handle
+        self.assertTrue(self.driver.find_elements(By.CSS_SELECTOR, ".stack-picture .ctx.main"))
+        self.wait_for(lambda d: self.css("#inspector-live").get_attribute("data-listening") == "yes",
+                      "the inspector's event stream did not open")
+        # A mark that a reload would wipe: the page must update in place.
+        self.driver.execute_script("window.inspectorMark = 'still here';")
+
+        # A visitor edits a client in another tab and adds an invoice inside the form: the
+        # scratchpad now holds an updated client and an inserted invoice, nothing saved.
+        self.driver.switch_to.new_window("tab")
+        self.open("/clients")
+        self.click_and_wait(self.css("main table tbody tr td a[href^='/clients/']"), r"/clients/\d+$")
+        self.click_and_wait(self.css(".actions a[href$='/edit']"), r"/forms/[^/?#]+$")
+        self.type_into("city", city)
+        self.click_and_wait(self.css("button[name='action'][value='add-invoice']"), r"/forms/[^/?#]+$")
+
+        # Back in the inspector: the change arrived by itself.
+        self.driver.switch_to.window(inspector)
+        self.wait_for(lambda d: city in self.css("#inspector-live").text,
+                      "the inspector did not show the pending city without a reload")
+        self.assertEqual(self.driver.execute_script("return window.inspectorMark;"), "still here")
+        live = self.css("#inspector-live").text
+        self.assertIn("only in the scratchpad", live)
+        self.assertIn("temporary ID", live)
+        # The invoice has no number yet, so the scratchpad would not save, and says why.
+        self.assertIn("would not save now", live)
+        self.assertIn("Invoice.identifier", live)
+        self.assertTrue(self.driver.find_elements(By.CSS_SELECTOR, ".stack-picture .ctx.scratchpad.no-save"),
+                        "the picture marks the scratchpad that would not save")
+        self.screenshot("inspector.png")
+
+        # The documentation quotes the live figures.
+        self.open("/docs/nested-contexts")
+        self.assertEqual(self.heading(), "Nested contexts")
+        self.assertIn("1 scratchpads open", self.css("main").text)
+        self.screenshot("docs.png")
 
 
 if __name__ == "__main__":

@@ -24,6 +24,8 @@ public final class InvoicesStack: Sendable {
     public let main: ManagedObjectContext
     /// Where the store lives (`nil` for an in-memory stack).
     public let storeURL: URL?
+    /// The import contexts alive now (the inspector lists them while they run).
+    public let importContexts = ContextRegistry()
 
     /// Opens (or creates) the database at `url`, creating its folder if needed.
     /// - Throws: ``StackError`` saying what to do when the file cannot be used.
@@ -111,6 +113,7 @@ public final class InvoicesStack: Sendable {
     public func newImportContext(name: String? = nil) -> ManagedObjectContext {
         let context = ManagedObjectContext(.privateQueue, coordinator: coordinator, name: name ?? "import")
         context.transactionAuthor = name ?? "import"
+        importContexts.add(context)
         return context
     }
 

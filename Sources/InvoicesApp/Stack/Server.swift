@@ -33,7 +33,8 @@ public enum Server {
         let server: DashboardServer
         do {
             server = try DashboardServer(stack: stack, host: configuration.host, port: configuration.port,
-                                         resources: resources, persist: configuration.persist)
+                                         resources: resources, persist: configuration.persist,
+                                         inspectorToken: configuration.inspectorToken)
         } catch {
             throw .cannotServe("\(error)")
         }

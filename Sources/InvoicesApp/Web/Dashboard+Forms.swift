@@ -155,7 +155,7 @@ extension Dashboard {
         case "cancel" where form.parentFormID != nil:
             return await cancelNestedInvoice(form, visit: visit)
         case "cancel":
-            sessions.removeForm(form.id, from: visit.session.id)
+            sessions.removeForm(form.id, from: visit.session.id, reason: .cancelled)
             sessions.setFlash("Changes discarded.", for: visit.session.id)
             return .redirect(to: form.returnPath)
         case "keep-mine":

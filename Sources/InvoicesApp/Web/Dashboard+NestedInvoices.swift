@@ -46,7 +46,7 @@ extension Dashboard {
         await scratchpad.perform {
             if let invoice = scratchpad.registeredObject(for: objectID) { scratchpad.delete(invoice) }
         }
-        sessions.removeForm(form.id, from: visit.session.id)
+        sessions.removeForm(form.id, from: visit.session.id, reason: .cancelled)
         return .redirect(to: form.returnPath)
     }
 

@@ -16,15 +16,17 @@ extension Dashboard {
     func save(_ form: EditForm, policy: MergePolicy, kept: [String: String], visit: Visit) async throws -> Response {
         switch try await saveUpTheChain(form, policy: policy) {
         case .saved(let pk, let title):
-            sessions.removeForm(form.id, from: visit.session.id)
+            sessions.removeForm(form.id, from: visit.session.id, reason: .saved)
             let noun = form.kind == .client ? "Client" : "Invoice"
             sessions.setFlash("\(noun) \u{201C}\(title)\u{201D} saved.", for: visit.session.id)
             return .redirect(to: "\(form.kind.listPath)/\(pk)")
         case .invalid(let errors):
+            inspector.recorder.saveRefused(form, errors: errors.map(\.message))
             guard let snapshot = try await snapshot(form) else { return deletedMeanwhile(form, visit: visit) }
             return await formPage(form, snapshot: snapshot, kept: kept, errors: errors, status: .unprocessableContent,
                                   visit: visit)
         case .conflict(let conflicts):
+            inspector.recorder.saveRefused(form, conflicts: conflicts)
             return conflictPage(form, conflicts: conflicts, visit: visit)
         }
     }

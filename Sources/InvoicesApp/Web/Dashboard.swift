@@ -18,6 +18,8 @@ public final class Dashboard: Sendable {
     let persistence: WriterPersistence
     /// The imports started from the upload page.
     let imports = ImportJobs()
+    /// The live context inspector (`/contexts`), also the source of the docs' live figures.
+    let inspector: Inspector
 
     /// The largest edit or delete form accepted (413 above it); an upload may be larger
     /// (up to ``DashboardServer/maximumBodySize``).
@@ -32,14 +34,19 @@ public final class Dashboard: Sendable {
     ///   - templatesDirectory: the folder of the `.mustache` files (the repository's `Templates/`).
     ///   - idleTimeout: how long an unused session (and its open forms) lives.
     ///   - persist: when saved changes reach the file (immediate: before the response).
+    ///   - listeningHost, inspectorToken: the inspector needs the token unless the server
+    ///     listens on loopback only (see ``InspectorAccess``).
     /// - Throws: `TemplateRenderer.Error` when the templates cannot be read.
     public init(stack: InvoicesStack, templatesDirectory: String, idleTimeout: Duration = .seconds(30 * 60),
-                maximumFormsPerSession: Int = 20, persist: PersistMode = .immediate, today: CalendarDay? = nil) throws {
+                maximumFormsPerSession: Int = 20, persist: PersistMode = .immediate, today: CalendarDay? = nil,
+                listeningHost: String = "127.0.0.1", inspectorToken: String? = nil) throws {
         self.stack = stack
         self.persistence = WriterPersistence(mode: persist, writer: stack.writer)
         self.pages = try TemplateRenderer(directory: templatesDirectory)
         self.sessions = SessionStore(idleTimeout: idleTimeout, maximumForms: maximumFormsPerSession)
         self.fixedToday = today
+        self.inspector = Inspector(stack: stack, sessions: sessions, persist: persist,
+                                   access: InspectorAccess(host: listeningHost, token: inspectorToken))
     }
 
     var today: CalendarDay { fixedToday ?? .today }
@@ -54,6 +61,8 @@ public final class Dashboard: Sendable {
         addFormRoutes(to: router)
         addDeleteRoutes(to: router)
         addImportRoutes(to: router)
+        addInspectorRoutes(to: router)
+        addDocsRoutes(to: router)
         return router
     }
 

@@ -18,10 +18,11 @@ public final class DashboardServer: Sendable {
     /// - Throws: `HTTPServer.Error` when the port cannot be used, `TemplateRenderer.Error` or
     ///   `StaticFiles.Error` when the resources are missing.
     public init(stack: InvoicesStack, host: String, port: Int, resources: DashboardResources,
-                persist: PersistMode = .immediate, today: CalendarDay? = nil,
+                persist: PersistMode = .immediate, today: CalendarDay? = nil, inspectorToken: String? = nil,
                 logger: Logger = Logger(label: "invoices")) throws {
         self.stack = stack
-        dashboard = try Dashboard(stack: stack, templatesDirectory: resources.templates, persist: persist, today: today)
+        dashboard = try Dashboard(stack: stack, templatesDirectory: resources.templates, persist: persist, today: today,
+                                  listeningHost: host, inspectorToken: inspectorToken)
         let router = try dashboard.makeRouter(publicDirectory: resources.public)
         var configuration = HTTPServer.Configuration(host: host, port: port)
         configuration.limits.maximumBodySize = Self.maximumBodySize
@@ -41,6 +42,7 @@ public final class DashboardServer: Sendable {
     public func stop() async {
         await server.shutdown(timeout: .seconds(5))
         stack.stopMergingRemoteChanges()
+        dashboard.inspector.stop()
         let main = stack.main
         try? await main.perform { if main.hasChanges { try main.save() } }
         try? await dashboard.persistence.flushNow()

@@ -28,6 +28,8 @@ struct EditForm: Sendable {
     /// For an invoice added inside a client's form: that form's ID. Such an invoice lives in
     /// the client form's scratchpad and is saved with the client, or not at all.
     var parentFormID: String? = nil
+    /// When the form (and its scratchpad) was opened: the inspector shows its age.
+    let openedAt = Date()
 
     /// The form's URL.
     var path: String { "/forms/\(id)" }

@@ -6,7 +6,7 @@ import WebServer
 /// a page holds).
 struct PageChrome: Sendable {
     var title: String
-    /// `clients` or `invoices`: which navigation link is current.
+    /// `clients`, `invoices`, `contexts` or `docs`: which navigation link is current.
     var section: String
     var flash: String?
     var csrf: String
@@ -20,6 +20,8 @@ struct TemplateContext {
     let csrf: String
     let navClients: Bool
     let navInvoices: Bool
+    let navContexts: Bool
+    let navDocs: Bool
     let page: Any
 
     init(chrome: PageChrome, page: Any) {
@@ -28,6 +30,8 @@ struct TemplateContext {
         csrf = chrome.csrf
         navClients = chrome.section == "clients"
         navInvoices = chrome.section == "invoices"
+        navContexts = chrome.section == "contexts"
+        navDocs = chrome.section == "docs"
         self.page = page
     }
 }

@@ -29,6 +29,8 @@ final class SessionStore: Sendable {
     private let sessions = Mutex<[String: Session]>([:])
     /// When expired sessions were last swept; touched only under `sessions`' lock.
     private let lastSweep = Mutex<ContinuousClock.Instant>(.now)
+    /// Told of forms opened and closed (the inspector's timeline); called outside `sessions`' lock.
+    private let observer = Mutex<(@Sendable (FormEvent) -> Void)?>(nil)
 
     init(idleTimeout: Duration = .seconds(30 * 60), maximumForms: Int = 20) {
         self.idleTimeout = idleTimeout
@@ -39,16 +41,19 @@ final class SessionStore: Sendable {
     func session(_ sid: String?) -> Session? {
         guard let sid else { return nil }
         let now = ContinuousClock.now
-        return sessions.withLock { all in
-            expire(&all, now: now)
+        var expired: [Session] = []
+        let found = sessions.withLock { all -> Session? in
+            expired = expire(&all, now: now)
             guard var session = all[sid], now - session.lastSeen < idleTimeout else {
-                all[sid] = nil
+                if let gone = all.removeValue(forKey: sid) { expired.append(gone) }
                 return nil
             }
             session.lastSeen = now
             all[sid] = session
             return session
         }
+        notifyExpired(expired)
+        return found
     }
 
     /// The session for `sid`, or a new one (then `isNew` is true and the caller sets the cookie).
@@ -61,12 +66,19 @@ final class SessionStore: Sendable {
 
     /// Adds a form to the session, dropping its oldest forms past ``maximumForms``.
     func add(_ form: EditForm, to sid: String) {
-        sessions.withLock { all in
-            guard var session = all[sid] else { return }
+        let (added, evicted) = sessions.withLock { all -> (Bool, [EditForm]) in
+            guard var session = all[sid] else { return (false, []) }
             session.forms.append(form)
-            if session.forms.count > maximumForms { session.forms.removeFirst(session.forms.count - maximumForms) }
+            var evicted: [EditForm] = []
+            if session.forms.count > maximumForms {
+                evicted = Array(session.forms.prefix(session.forms.count - maximumForms))
+                session.forms.removeFirst(evicted.count)
+            }
             all[sid] = session
+            return (true, evicted)
         }
+        if added { notify(.opened(form, sessionID: sid)) }
+        for form in evicted { notify(.closed(form, sessionID: sid, reason: .evicted)) }
     }
 
     /// Replaces a form's state (its kept input and errors); no-op when the form is gone.
@@ -79,9 +91,16 @@ final class SessionStore: Sendable {
     }
 
     /// Closes a form (after save or cancel), and the invoice forms opened inside it: their
-    /// URLs answer 410 from now on.
-    func removeForm(_ formID: String, from sid: String) {
-        sessions.withLock { all in all[sid]?.forms.removeAll { $0.id == formID || $0.parentFormID == formID } }
+    /// URLs answer 410 from now on. `reason` is what observers are told.
+    func removeForm(_ formID: String, from sid: String, reason: FormClosure = .closed) {
+        let removed = sessions.withLock { all -> [EditForm] in
+            guard var session = all[sid] else { return [] }
+            let removed = session.forms.filter { $0.id == formID || $0.parentFormID == formID }
+            session.forms.removeAll { $0.id == formID || $0.parentFormID == formID }
+            all[sid] = session
+            return removed
+        }
+        for form in removed { notify(.closed(form, sessionID: sid, reason: reason)) }
     }
 
     /// Sets the one-time message of the session's next page.
@@ -101,29 +120,70 @@ final class SessionStore: Sendable {
     /// The objects open in some form of any live session, for the "being edited" marks.
     func objectsBeingEdited() -> Set<ObjectID> {
         let now = ContinuousClock.now
-        return sessions.withLock { all in
-            expire(&all, now: now)
+        var expired: [Session] = []
+        let ids = sessions.withLock { all -> Set<ObjectID> in
+            expired = expire(&all, now: now)
             var ids = Set<ObjectID>()
             for session in all.values where now - session.lastSeen < idleTimeout {
                 for form in session.forms where !form.isNew { ids.insert(form.objectID) }
             }
             return ids
         }
+        notifyExpired(expired)
+        return ids
     }
 
     /// How many sessions are alive (for tests and the log).
     var count: Int { sessions.withLock { $0.count } }
 
-    /// Drops the sessions idle for longer than ``idleTimeout``. A full sweep runs at most
-    /// once a second (a session found expired is refused by `session(_:)` in between).
-    private func expire(_ all: inout [String: Session], now: ContinuousClock.Instant) {
+    /// Drops the sessions idle for longer than ``idleTimeout`` and returns them. A full sweep
+    /// runs at most once a second (a session found expired is refused by `session(_:)` in
+    /// between), unless `force`.
+    private func expire(_ all: inout [String: Session], now: ContinuousClock.Instant,
+                        force: Bool = false) -> [Session] {
         let timeout = idleTimeout
         let due = lastSweep.withLock { last in
-            guard now - last >= .seconds(1) || timeout < .seconds(1) else { return false }
+            guard force || now - last >= .seconds(1) || timeout < .seconds(1) else { return false }
             last = now
             return true
         }
-        if due { all = all.filter { now - $0.value.lastSeen < timeout } }
+        guard due else { return [] }
+        let expired = all.values.filter { now - $0.lastSeen >= timeout }
+        for session in expired { all[session.id] = nil }
+        return expired
+    }
+
+    // MARK: Observing forms
+
+    /// Calls `observer` (on the calling thread, outside the store's lock) when a form opens or
+    /// closes, and why it closed; replaces any previous observer.
+    func observeForms(_ observer: @escaping @Sendable (FormEvent) -> Void) {
+        self.observer.withLock { $0 = observer }
+    }
+
+    /// Every open form of every live session, oldest session activity first, after dropping
+    /// expired sessions (so their forms are reported closed now).
+    func openForms() -> [OpenForm] {
+        let now = ContinuousClock.now
+        var expired: [Session] = []
+        let open = sessions.withLock { all -> [OpenForm] in
+            expired = expire(&all, now: now, force: true)
+            return all.values.sorted { $0.lastSeen < $1.lastSeen }.flatMap { session in
+                session.forms.map { OpenForm(sessionID: session.id, form: $0, expiresAt: session.lastSeen + idleTimeout) }
+            }
+        }
+        notifyExpired(expired)
+        return open
+    }
+
+    private func notify(_ event: FormEvent) {
+        observer.withLock { $0 }?(event)
+    }
+
+    private func notifyExpired(_ expired: [Session]) {
+        for session in expired {
+            for form in session.forms { notify(.closed(form, sessionID: session.id, reason: .expired)) }
+        }
     }
 
     /// 32 random bytes as hex: a session ID or CSRF token nobody can guess.
@@ -135,4 +195,28 @@ final class SessionStore: Sendable {
             return String(repeating: "0", count: 16 - hex.count) + hex
         }.joined()
     }
+}
+
+/// A form of a live session, as ``SessionStore/openForms()`` lists it.
+struct OpenForm: Sendable {
+    let sessionID: String
+    let form: EditForm
+    /// When the session (and so the form) expires unless the visitor comes back.
+    let expiresAt: ContinuousClock.Instant
+}
+
+/// Why a form was closed.
+enum FormClosure: String, Sendable {
+    case saved, cancelled
+    /// Its session was idle past the timeout.
+    case expired
+    /// Its session opened more forms than it may hold.
+    case evicted
+    case closed
+}
+
+/// A form opened or closed, for observers of a ``SessionStore``.
+enum FormEvent: Sendable {
+    case opened(EditForm, sessionID: String)
+    case closed(EditForm, sessionID: String, reason: FormClosure)
 }

@@ -75,6 +75,7 @@ public struct TemplateRenderer: Sendable {
 
     /// Reads every template below `directory` (sync, so a render in development mode can reload).
     private static func load(_ directory: String) throws(TemplateRenderer.Error) -> MustacheLibrary {
+        MarkdownContentType.register()   // templates may declare {{% CONTENT_TYPE: MARKDOWN}}
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory.boolValue,
               let enumerator = FileManager.default.enumerator(atPath: directory) else {

@@ -1,0 +1,61 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A client of a server-sent event stream over a plain TCP connection (URLSession on Linux
+/// cannot hand out a response's bytes as they arrive). Blocking reads run on their own
+/// thread, never on the concurrency pool, which the server's async handlers need.
+final class EventStreamClient: @unchecked Sendable {
+    // @unchecked Sendable: `descriptor` is set once; `received` is only touched under `lock`.
+    private let descriptor: Int32
+    private let lock = NSLock()
+    private var received: [UInt8] = []
+
+    /// Connects to 127.0.0.1:`port` and sends `GET path` with the given extra header lines.
+    init(port: Int, path: String, headers: [String] = []) throws {
+        descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let result = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        guard result == 0 else {
+            let code = errno
+            close(descriptor)
+            throw POSIXError(POSIXErrorCode(rawValue: code) ?? .EIO)
+        }
+        let request = (["GET \(path) HTTP/1.1", "Host: 127.0.0.1", "Accept: text/event-stream"] + headers)
+            .joined(separator: "\r\n") + "\r\n\r\n"
+        let bytes = Array(request.utf8)
+        _ = bytes.withUnsafeBytes { Glibc.send(descriptor, $0.baseAddress, bytes.count, Int32(MSG_NOSIGNAL)) }
+    }
+
+    deinit { close(descriptor) }
+
+    /// Everything received so far, as text.
+    var text: String { lock.withLock { String(decoding: received, as: UTF8.self) } }
+
+    /// Reads until `marker` has arrived (counting what came before), the server closes, or
+    /// `timeout` seconds pass; returns everything received so far.
+    func read(until marker: String, timeout: Double) async -> String {
+        await withCheckedContinuation { continuation in
+            Thread.detachNewThread { [self] in
+                let deadline = Date().addingTimeInterval(timeout)
+                var buffer = [UInt8](repeating: 0, count: 65536)
+                while Date() < deadline && !text.contains(marker) {
+                    var poller = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+                    guard poll(&poller, 1, 20) > 0 else { continue }
+                    let count = recv(descriptor, &buffer, buffer.count, 0)
+                    if count <= 0 { break }
+                    lock.withLock { received.append(contentsOf: buffer[0..<count]) }
+                }
+                continuation.resume(returning: text)
+            }
+        }
+    }
+}

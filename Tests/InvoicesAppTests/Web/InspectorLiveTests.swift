@@ -1,0 +1,113 @@
+import Foundation
+import Testing
+@testable import InvoicesApp
+
+/// The inspector follows the server as it changes: server-sent events to open pages, and
+/// commits of other processes in the timeline.
+@Suite struct InspectorLiveTests {
+    @Test func anEventStreamClientReceivesTheChangeWithinASecond() async throws {
+        try await withDashboard { app in
+            let visitor = app.visitor()
+            let id = try await clientKey("Acme Corp", visitor)
+            let (path, form) = try await visitor.openForm("/clients/\(id)/edit")
+            let csrf = try #require(form.csrf)
+
+            let events = try EventStreamClient(port: app.server.port, path: "/contexts/events")
+            let opening = await events.read(until: "event: hello", timeout: 5)
+            #expect(opening.hasPrefix("HTTP/1.1 200"))
+            #expect(opening.contains("Content-Type: text/event-stream"))
+            #expect(!opening.contains("Streamed Rename"))
+
+            let start = ContinuousClock.now
+            #expect(try await visitor.post(path, [("csrf", csrf), ("name", "Streamed Rename")]).status == 303)
+            let received = await events.read(until: "Streamed Rename", timeout: 5)
+            let elapsed = ContinuousClock.now - start
+            #expect(received.contains("event: update"))
+            #expect(received.contains("data: <li>name: <strong>Streamed Rename</strong> · parent: Acme Corp</li>"))
+            #expect(elapsed < .seconds(1), "the event came after \(elapsed)")
+        }
+    }
+
+    @Test func thePageLoadsTheScriptThatFollowsTheEventsAndIsCompleteWithoutIt() async throws {
+        try await withDashboard { app in
+            let visitor = app.visitor()
+            _ = try await visitor.editClient("Acme Corp", applying: [("city", "Lyon")])
+            let page = try await visitor.get("/contexts")
+            #expect(page.text.contains("<script src=\"/static/inspector.js\" defer></script>"))
+            #expect(page.text.contains("data-events=\"/contexts/events\""))
+            // Without script the page already holds the current state.
+            #expect(page.text.contains("city: <strong>Lyon</strong>"))
+            let script = try await visitor.get("/static/inspector.js")
+            #expect(script.status == 200)
+            #expect(script.text.contains("new EventSource"))
+            #expect(!script.text.contains("setInterval"))
+        }
+    }
+
+    @Test func anImportInAnotherProcessShowsInTheTimeline() async throws {
+        guard let invoices = ChildProcess.executable("invoices") else {
+            Issue.record("the invoices executable was not built beside the tests")
+            return
+        }
+        try await withDashboard { app in
+            let visitor = app.visitor()
+            #expect(try await visitor.inspectorSnapshot().otherProcesses.remoteChangesSeen == 0)
+            let csv = TestFiles.folder().appendingPathComponent("remote.csv")
+            try Data("""
+                client_name,identifier,amount,currency,status,issue_date,due_date
+                Remote Co,REMOTE-0001,12.50,EUR,sent,2026-11-01,2026-12-01
+
+                """.utf8).write(to: csv)
+            let result = try await ChildProcess.run(invoices, ["import", csv.path, "--db", app.databaseURL.path, "--quiet"])
+            #expect(result.status == 0, "\(result.standardError)")
+
+            let (snapshot, seen) = try await visitor.inspectorSnapshot(within: .seconds(2)) {
+                $0.timeline.contains { $0.kind == .remote }
+            }
+            #expect(seen)
+            #expect(snapshot.otherProcesses.remoteChangesSeen >= 1)
+            // The server's own saves are never taken for another process's.
+            #expect(snapshot.timeline.filter { $0.kind == .remote }.allSatisfy { $0.context == "coordinator" || $0.origin != nil })
+            #expect(try await visitor.get("/contexts.md").text.contains("committed by another process (import)"))
+        }
+    }
+
+    @Test func theServersOwnSavesAreNotReportedAsRemoteChanges() async throws {
+        try await withDashboard { app in
+            let visitor = app.visitor()
+            let (path, csrf) = try await visitor.editClient("Beta Ltd", applying: [("city", "Oslo")])
+            #expect(try await visitor.post(path, [("csrf", csrf), ("action", "save")]).status == 303)
+            try await Task.sleep(for: .milliseconds(400))
+            let snapshot = try await visitor.inspectorSnapshot()
+            #expect(snapshot.timeline.contains { $0.kind == .save && $0.context == "writer" })
+            #expect(!snapshot.timeline.contains { $0.kind == .remote })
+        }
+    }
+
+    @Test func importContextsAreListedWhileTheyRunAndTheirMergesAreInTheTimeline() async throws {
+        try await withDashboard { app in
+            let visitor = app.visitor()
+            let context = app.stack.newImportContext(name: "import")
+            await context.perform {
+                let client = Client(context: context)
+                client.name = "Imported Co"
+            }
+            let running = try await visitor.inspectorSnapshot()
+            let listed = try #require(running.contexts.first { $0.role == .import })
+            #expect(listed.parent == "coordinator")
+            #expect(listed.inserted == 1)
+            #expect(listed.changes.first?.stage == .importContext)
+
+            let saved = try await context.perform { () throws -> SavedChanges in
+                let inserted = Set(context.insertedObjects.map(\.objectID))
+                try context.save()
+                return SavedChanges(inserted: inserted)
+            }
+            await app.stack.mergeImportSave(saved)
+            let after = try await visitor.inspectorSnapshot()
+            #expect(after.timeline.contains { $0.kind == .save && $0.context == listed.id && $0.summary.contains("to the file") })
+            #expect(after.timeline.contains { $0.kind == .merge && $0.context == "writer" })
+            #expect(after.timeline.contains { $0.kind == .merge && $0.context == "main" })
+        }
+    }
+}

@@ -14,13 +14,7 @@ import ObjectGraphFixtureModel
 ///     quit                  → (exits)
 enum RemoteWriter {
     static func run(path: String) -> Never {
-        let coordinator = PersistentStoreCoordinator(model: SharedModel.model)
-        do {
-            try coordinator.addPersistentStore(SharedModel.description(at: path))
-        } catch {
-            print("error \(error)")
-            exit(1)
-        }
+        let coordinator = openStore(at: path)
         let context = ManagedObjectContext(.privateQueue, coordinator: coordinator, name: "remote-writer")
         context.transactionAuthor = "fixture"
         say("ready")
@@ -94,6 +88,18 @@ enum RemoteWriter {
         try context.fetch(FetchRequest<Account>(predicate: #Predicate { $0.name == name }, fetchLimit: 1)).first
     }
 
+    /// The shared store, with history and remote changes on; exits with the error if it cannot.
+    static func openStore(at path: String) -> PersistentStoreCoordinator {
+        let coordinator = PersistentStoreCoordinator(model: SharedModel.model)
+        do {
+            try coordinator.addPersistentStore(SharedModel.description(at: path))
+        } catch {
+            print("error \(error)")
+            exit(1)
+        }
+        return coordinator
+    }
+
     static func say(_ line: String) {
         FileHandle.standardOutput.write(Data((line + "\n").utf8))
     }
@@ -103,13 +109,7 @@ enum RemoteWriter {
 /// transaction is open and then waits to be killed (SIGKILL) by the test.
 enum DyingWriter {
     static func run(path: String) -> Never {
-        let coordinator = PersistentStoreCoordinator(model: SharedModel.model)
-        do {
-            try coordinator.addPersistentStore(SharedModel.description(at: path))
-        } catch {
-            print("error \(error)")
-            exit(1)
-        }
+        let coordinator = RemoteWriter.openStore(at: path)
         var made = 0
         let request = BatchInsertRequest<Account> {
             made += 1

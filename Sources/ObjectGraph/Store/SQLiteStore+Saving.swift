@@ -47,6 +47,8 @@ extension SQLiteStore {
     private func write(_ request: SaveRequest, in db: SQLiteConnection) throws -> SaveResult {
         var result = SaveResult()
         var history: [HistoryRecord] = []
+        // Built only when the store records history (changed property names cost a pass).
+        func record(_ make: @autoclosure () -> HistoryRecord) { if recordsHistory { history.append(make()) } }
         // Permanent keys for the inserts that do not have one yet.
         let needKeys = Dictionary(grouping: request.inserts.filter { $0.id.isTemporaryID }, by: \.entity)
         for (entity, inserts) in needKeys {
@@ -98,7 +100,7 @@ extension SQLiteStore {
                         throw StoreError.busy(path: path, timeout: busyTimeout)
                     }
                     result.written[id] = RowSnapshot(values: values.map { Self.cacheable($0) }, version: existing.version + 1)
-                    history.append(HistoryRecord(entity: entity.name, primaryKey: pk, kind: .update,
+                    record(HistoryRecord(entity: entity.name, primaryKey: pk, kind: .update,
                                                  updated: Self.changedProperties(values, from: existing.values, entity: entity)))
                 }
                 continue
@@ -109,7 +111,7 @@ extension SQLiteStore {
             try statement.run()
             try writeToMany(entity: entity, ownerKey: id.primaryKey ?? 0, values: values, base: nil, in: db)
             result.written[id] = RowSnapshot(values: values.map { Self.cacheable($0) }, version: 1)
-            history.append(HistoryRecord(entity: entity.name, primaryKey: id.primaryKey ?? 0, kind: .insert))
+            record(HistoryRecord(entity: entity.name, primaryKey: id.primaryKey ?? 0, kind: .insert))
         }
 
         var conflicts: [MergeConflict] = []
@@ -162,7 +164,7 @@ extension SQLiteStore {
             }
             try writeToMany(entity: entity, ownerKey: pk, values: values, base: update.base, in: db)
             result.written[update.id] = RowSnapshot(values: values.map { Self.cacheable($0) }, version: expected + 1)
-            history.append(HistoryRecord(entity: entity.name, primaryKey: pk, kind: .update,
+            record(HistoryRecord(entity: entity.name, primaryKey: pk, kind: .update,
                                          updated: Self.changedProperties(values, from: update.base, entity: entity)))
         }
 
@@ -189,7 +191,7 @@ extension SQLiteStore {
             }
             try deleteLinks(entity: entity, key: pk, in: db)
             result.deleted.insert(delete.id)
-            history.append(HistoryRecord(entity: entity.name, primaryKey: pk, kind: .delete, tombstone: tombstone))
+            record(HistoryRecord(entity: entity.name, primaryKey: pk, kind: .delete, tombstone: tombstone))
         }
 
         if !conflicts.isEmpty { throw SaveError.mergeConflict(conflicts) }

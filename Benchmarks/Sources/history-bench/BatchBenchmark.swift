@@ -8,16 +8,19 @@ enum BatchBenchmark {
     struct Timings { var insert: [Double] = []; var delete: [Double] = [] }
 
     static func run(count: Int, rounds: Int, folder: URL) throws {
-        var raw = Timings(), plain = Timings(), history = Timings()
+        var raw = Timings(), rawReturning = Timings(), plain = Timings(), history = Timings()
         for round in 0..<rounds {
             // Rotate the order so warm-up and noise spread over the columns.
-            let order = [0, 1, 2].map { ($0 + round) % 3 }
+            let order = [0, 1, 2, 3].map { ($0 + round) % 4 }
             for column in order {
                 let path = folder.appendingPathComponent("batch-\(round)-\(column).sqlite").path
                 switch column {
                 case 0:
-                    let (i, d) = try rawSQLite(count: count, path: path)
+                    let (i, d) = try rawSQLite(count: count, path: path, returning: false)
                     raw.insert.append(i); raw.delete.append(d)
+                case 3:
+                    let (i, d) = try rawSQLite(count: count, path: path, returning: true)
+                    rawReturning.insert.append(i); rawReturning.delete.append(d)
                 case 1:
                     let (i, d) = try objectGraph(count: count, path: path, history: false)
                     plain.insert.append(i); plain.delete.append(d)
@@ -30,7 +33,10 @@ enum BatchBenchmark {
         let rawInsert = median(raw.insert), rawDelete = median(raw.delete)
         print("batch of \(count) invoices, median of \(rounds) rounds (ms; ratio to raw SQLite)")
         print("  column                        insert        delete")
-        for (name, t) in [("raw SQLite", raw), ("ObjectGraph, history off", plain), ("ObjectGraph, history on", history)] {
+        print("  (raw DELETE without WHERE empties the table wholesale; with RETURNING _pk it deletes row by row,")
+        print("   as anything that must tell contexts which objects went has to)")
+        for (name, t) in [("raw SQLite", raw), ("raw SQLite, RETURNING _pk", rawReturning),
+                          ("ObjectGraph, history off", plain), ("ObjectGraph, history on", history)] {
             let i = median(t.insert), d = median(t.delete)
             print("  \(name.padding(toLength: 28, withPad: " ", startingAt: 0))\(format(i).leftPad(8)) (\(format(i / rawInsert, 2))×)\(format(d).leftPad(8)) (\(format(d / rawDelete, 2))×)")
         }
@@ -67,7 +73,7 @@ enum BatchBenchmark {
         return (insertMs, deleteMs)
     }
 
-    static func rawSQLite(count: Int, path: String) throws -> (Double, Double) {
+    static func rawSQLite(count: Int, path: String, returning: Bool) throws -> (Double, Double) {
         var db: OpaquePointer?
         guard sqlite3_open(path, &db) == SQLITE_OK, let db else { throw BenchError("cannot open \(path)") }
         defer { sqlite3_close(db) }
@@ -103,7 +109,17 @@ enum BatchBenchmark {
         try exec("COMMIT")
         let insertMs = Double(monotonicNanoseconds() - start) / 1e6
         let deleteStart = monotonicNanoseconds()
-        try exec("DELETE FROM invoice")
+        if returning {
+            var delete: OpaquePointer?
+            sqlite3_prepare_v2(db, "DELETE FROM invoice RETURNING _pk", -1, &delete, nil)
+            var keys: [Int64] = []
+            keys.reserveCapacity(count)
+            while sqlite3_step(delete) == SQLITE_ROW { keys.append(sqlite3_column_int64(delete, 0)) }
+            sqlite3_finalize(delete)
+            guard keys.count == count else { throw BenchError("raw deleted \(keys.count)") }
+        } else {
+            try exec("DELETE FROM invoice")
+        }
         let deleteMs = Double(monotonicNanoseconds() - deleteStart) / 1e6
         return (insertMs, deleteMs)
     }

@@ -161,7 +161,7 @@ import ObjectGraphFixtureModel
 
         // B starts a batch insert and is killed with the transaction open.
         let dying = try await RemoteWriterProcess(storeAt: url, command: "die-mid-transaction")
-        dying.kill()
+        await dying.kill()
 
         // Nothing of B's is in the data or the history, and A writes and reads as before.
         let context = ManagedObjectContext(.privateQueue, coordinator: a.coordinator)

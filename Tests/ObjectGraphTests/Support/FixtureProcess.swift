@@ -104,6 +104,13 @@ enum FixtureProcess {
         try process.run()
         let running = Running(process: process, stdin: stdin)
         let reader = stdout.fileHandleForReading
+        // A child that never says it is ready is killed, which ends the read below.
+        let pid = process.processIdentifier
+        let ready = ReadyFlag()
+        DispatchQueue.global().asyncAfter(deadline: .now() + timeout) {
+            if !ready.isSet { kill(pid, SIGKILL) }
+        }
+        defer { ready.set() }
         let line: String? = await withCheckedContinuation { continuation in
             // Blocking reads belong on a thread of their own, not on the test's executor.
             Thread.detachNewThread {
@@ -156,34 +163,32 @@ enum FixtureProcess {
     }
 
     /// Runs (or waits for) `process` without blocking the test's thread; kills it after
-    /// `timeout`.
+    /// `timeout`. Polls `isRunning` rather than waiting on `terminationHandler` or
+    /// `waitUntilExit()`: every wait is bounded, so a lost wake-up can fail a test but
+    /// never hang the suite.
     private static func runToExit(_ process: Process, timeout: TimeInterval, alreadyRunning: Bool = false) async throws {
-        let box = ProcessBox(process)
-        // The time limit: a no-op when the child has ended by then.
-        DispatchQueue.global().asyncAfter(deadline: .now() + timeout) {
-            if box.process.isRunning { box.process.terminate() }
-        }
-        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, Error>) in
-            if alreadyRunning {
-                Thread.detachNewThread {
-                    box.process.waitUntilExit()
-                    continuation.resume()
-                }
-                return
+        if !alreadyRunning { try process.run() }
+        let deadline = ContinuousClock.now + .milliseconds(Int(timeout * 1000))
+        while process.isRunning {
+            if ContinuousClock.now > deadline {
+                kill(process.processIdentifier, SIGKILL)
+                if ContinuousClock.now > deadline + .seconds(5) { throw TimedOut(seconds: timeout) }
             }
-            box.process.terminationHandler = { _ in continuation.resume() }
-            do {
-                try box.process.run()
-            } catch {
-                continuation.resume(throwing: error)
-            }
+            try await Task.sleep(for: .milliseconds(5))
         }
     }
 
-    /// @unchecked Sendable: the process is configured before it runs; afterwards only its
-    /// thread-safe members (`isRunning`, `terminate()`, `waitUntilExit()`) are used.
-    private final class ProcessBox: @unchecked Sendable {
-        let process: Process
-        init(_ process: Process) { self.process = process }
+    struct TimedOut: Error, CustomStringConvertible {
+        let seconds: TimeInterval
+        var description: String { "the fixture did not exit within \(seconds) s (killed)" }
     }
+}
+
+/// Set once a started fixture said it is ready (so its start-up timeout stands down).
+private final class ReadyFlag: @unchecked Sendable {
+    // @unchecked Sendable: `value` is only touched while `lock` is held.
+    private let lock = NSLock()
+    private var value = false
+    var isSet: Bool { lock.withLock { value } }
+    func set() { lock.withLock { value = true } }
 }

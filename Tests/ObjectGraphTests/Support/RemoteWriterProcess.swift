@@ -78,9 +78,9 @@ final class RemoteWriterProcess: @unchecked Sendable {
     }
 
     /// Kills the process with SIGKILL (no cleanup of any kind) and waits for it.
-    func kill() {
+    func kill() async {
         Foundation.kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
+        await waitForExit()
     }
 
     var processIdentifier: Int32 { process.processIdentifier }
@@ -89,6 +89,15 @@ final class RemoteWriterProcess: @unchecked Sendable {
     func quit() async {
         _ = try? input.write(contentsOf: Data("quit\n".utf8))
         try? input.close()
-        process.waitUntilExit()
+        await waitForExit()
+    }
+
+    /// Waits (at most 10 s, then kills it) for the process to end; never blocks a thread.
+    private func waitForExit() async {
+        let deadline = ContinuousClock.now + .seconds(10)
+        while process.isRunning && ContinuousClock.now < deadline + .seconds(5) {
+            if ContinuousClock.now > deadline { Foundation.kill(process.processIdentifier, SIGKILL) }
+            try? await Task.sleep(for: .milliseconds(5))
+        }
     }
 }

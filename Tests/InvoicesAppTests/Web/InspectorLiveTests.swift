@@ -66,6 +66,9 @@ import Testing
             }
             #expect(seen)
             #expect(snapshot.otherProcesses.remoteChangesSeen >= 1)
+            // It arrived through the server's history consumer.
+            #expect(snapshot.otherProcesses.consumer?.hasPrefix("\"dashboard\" merging into writer and main") == true)
+            #expect(snapshot.otherProcesses.consumer?.contains(", 0 transactions merged") == false)
             // The server's own saves are never taken for another process's.
             #expect(snapshot.timeline.filter { $0.kind == .remote }.allSatisfy { $0.context == "coordinator" || $0.origin != nil })
             #expect(try await visitor.get("/contexts.md").text.contains("committed by another process (import)"))

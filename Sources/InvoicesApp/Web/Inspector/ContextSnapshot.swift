@@ -53,8 +53,8 @@ struct CoordinatorSnapshot: Sendable, Codable {
     let storeFile: String
     let storeUUID: String
     let rowCacheEntries: Int
-    /// The persistent history token of the last transaction merged, once ObjectGraph keeps
-    /// persistent history; nil for stores without it, shown as "—".
+    /// The store's latest persistent history transaction; nil for stores without history,
+    /// shown as "—".
     let historyToken: String?
 }
 
@@ -160,6 +160,9 @@ struct JourneyStep: Sendable, Codable {
 struct OtherProcessesSnapshot: Sendable, Codable {
     /// How remote changes are noticed now.
     let detection: String
+    /// The persistent history consumer other processes' changes arrive through: its name,
+    /// cursor and how many transactions it merged (nil when none runs).
+    let consumer: String?
     let remoteChangesSeen: Int
     let lastRemoteChange: InspectorEvent?
 }

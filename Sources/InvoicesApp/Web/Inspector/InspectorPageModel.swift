@@ -77,6 +77,7 @@ struct InspectorPageModel: Sendable {
     let events: [Event]
     let hasEvents: Bool
     let remoteDetection: String
+    let historyConsumer: String
     let remoteChangesSeen: Int
     let lastRemoteChange: String?
 
@@ -99,6 +100,7 @@ struct InspectorPageModel: Sendable {
         }
         hasEvents = !events.isEmpty
         remoteDetection = snapshot.otherProcesses.detection
+        historyConsumer = snapshot.otherProcesses.consumer ?? "none running"
         remoteChangesSeen = snapshot.otherProcesses.remoteChangesSeen
         lastRemoteChange = snapshot.otherProcesses.lastRemoteChange.map {
             "\(InspectorWording.clock($0.time)): \($0.summary)"

@@ -86,6 +86,10 @@ struct StackSnapshotter: Sendable {
                                              historyToken: Inspector.historyToken(stack.coordinator)),
             contexts: contexts, journey: journey(contexts), timeline: timeline.recent(),
             otherProcesses: OtherProcessesSnapshot(detection: remoteDetection,
+                                                   consumer: stack.historyConsumer.map {
+                                                       "\"\($0.name)\" merging into writer and main, at transaction "
+                                                           + "\($0.cursor.transactionNumber), \($0.mergedTransactionCount) transactions merged"
+                                                   },
                                                    remoteChangesSeen: timeline.count(.remote),
                                                    lastRemoteChange: timeline.last(.remote)))
     }

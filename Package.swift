@@ -36,10 +36,12 @@ let package = Package(
         ]),
 
         // The Invoices domain, context stack, sessions, pages and inspector.
+        // Mustache for the pages' typed template contexts.
         .target(name: "InvoicesApp", dependencies: [
             "ObjectGraph", "WebServer",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "HTTPTypes", package: "swift-http-types"),
+            .product(name: "Mustache", package: "swift-mustache"),
         ]),
 
         .executableTarget(name: "invoices", dependencies: [
@@ -53,7 +55,10 @@ let package = Package(
 
         .testTarget(name: "ObjectGraphTests", dependencies: ["ObjectGraph", "CSQLite"]),
         .testTarget(name: "WebServerTests", dependencies: ["WebServer"]),
-        .testTarget(name: "InvoicesAppTests", dependencies: ["InvoicesApp", "ObjectGraph", "WebServer"]),
+        .testTarget(name: "InvoicesAppTests", dependencies: [
+            "InvoicesApp", "ObjectGraph", "WebServer",
+            .product(name: "Mustache", package: "swift-mustache"),
+        ]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -56,7 +56,7 @@ let package = Package(
         .testTarget(name: "ObjectGraphTests", dependencies: ["ObjectGraph", "CSQLite"]),
         .testTarget(name: "WebServerTests", dependencies: ["WebServer"]),
         .testTarget(name: "InvoicesAppTests", dependencies: [
-            "InvoicesApp", "ObjectGraph", "WebServer",
+            "InvoicesApp", "ObjectGraph", "WebServer", "CSQLite",
             .product(name: "Mustache", package: "swift-mustache"),
         ]),
     ],

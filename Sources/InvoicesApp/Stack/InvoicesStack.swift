@@ -23,6 +23,8 @@ public final class InvoicesStack: Sendable {
     public let main: ManagedObjectContext
     /// Where the store lives (`nil` for an in-memory stack).
     public let storeURL: URL?
+    /// Counts the changes pages can see (see ``Generation``).
+    let changes: DataGeneration
 
     /// Opens (or creates) the database at `url`, creating its folder if needed.
     /// - Throws: ``StackError`` saying what to do when the file cannot be used.
@@ -57,7 +59,13 @@ public final class InvoicesStack: Sendable {
         self.storeURL = storeURL
         writer = ManagedObjectContext(.privateQueue, coordinator: coordinator, name: "writer")
         main = ManagedObjectContext(.mainQueue, parent: writer, name: "main")
+        changes = DataGeneration(main: main, writer: writer, coordinator: coordinator, storePath: storeURL?.path)
     }
+
+    /// What pages read has this generation: it changes with every change main can see, this
+    /// process's or another's (see ``Generation``). Take it before reading, file what was read
+    /// under it.
+    public var generation: Generation { changes.current }
 
     /// A new edit scratchpad: a private-queue child of ``main``. Its save goes into main (not
     /// to disk); save main, then the writer, to persist.
@@ -87,6 +95,12 @@ public final class InvoicesStack: Sendable {
         // waits on the main queue).
         let writer = self.writer, main = self.main
         await writer.perform { writer.mergeChanges(set) }
-        await main.perform { main.mergeChanges(set) }
+        let changes = self.changes
+        await main.perform {
+            main.mergeChanges(set)
+            // A merge of inserts alone posts no notification, yet main's to-many lists
+            // (a client's invoices) now read differently.
+            changes.bump()
+        }
     }
 }

@@ -31,6 +31,9 @@ public struct Generation: Sendable, Hashable, CustomStringConvertible {
 final class DataGeneration: Sendable {
     private let local = Atomic<UInt64>(0)
     private let store: StoreVersion?
+    /// A file whose commits cannot be watched (its second connection would not open): then
+    /// every generation is new, and no page is ever served again.
+    private let blind: Bool
     private struct Tokens: @unchecked Sendable {
         // @unchecked Sendable: NotificationCenter tokens are opaque handles, only passed back
         // to `removeObserver`, under the enclosing mutex.
@@ -43,6 +46,7 @@ final class DataGeneration: Sendable {
     init(main: ManagedObjectContext, writer: ManagedObjectContext, coordinator: PersistentStoreCoordinator,
          storePath: String?) {
         store = storePath.flatMap { StoreVersion(path: $0) }
+        blind = storePath != nil && store == nil
         let center = NotificationCenter.default
         var list: [any NSObjectProtocol] = []
         // Scratchpads' own changes (a visitor typing into a form) are not seen by pages:
@@ -67,6 +71,7 @@ final class DataGeneration: Sendable {
 
     /// The generation now.
     var current: Generation {
+        if blind { bump() }
         // Local first: a change counted after this load shows in a later generation anyway.
         let local = local.load(ordering: .acquiring)
         return Generation(local: local, store: store?.current ?? 0)
@@ -76,8 +81,4 @@ final class DataGeneration: Sendable {
     func bump() {
         local.add(1, ordering: .acquiringAndReleasing)
     }
-
-    /// Whether other processes' commits are noticed (false for an in-memory store, or when
-    /// the file could not be opened a second time).
-    var watchesStore: Bool { store != nil }
 }

@@ -36,10 +36,13 @@ let package = Package(
         ]),
 
         // The Invoices domain, context stack, sessions, pages and inspector.
+        // CSQLite only to watch the file for other processes' commits (`PRAGMA data_version`,
+        // see StoreVersion); Mustache for the pages' typed template contexts.
         .target(name: "InvoicesApp", dependencies: [
-            "ObjectGraph", "WebServer",
+            "ObjectGraph", "WebServer", "CSQLite",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "HTTPTypes", package: "swift-http-types"),
+            .product(name: "Mustache", package: "swift-mustache"),
         ]),
 
         .executableTarget(name: "invoices", dependencies: [
@@ -55,7 +58,10 @@ let package = Package(
 
         .testTarget(name: "ObjectGraphTests", dependencies: ["ObjectGraph", "ObjectGraphFixtureModel", "CSQLite"]),
         .testTarget(name: "WebServerTests", dependencies: ["WebServer"]),
-        .testTarget(name: "InvoicesAppTests", dependencies: ["InvoicesApp", "ObjectGraph", "WebServer"]),
+        .testTarget(name: "InvoicesAppTests", dependencies: [
+            "InvoicesApp", "ObjectGraph", "WebServer", "CSQLite",
+            .product(name: "Mustache", package: "swift-mustache"),
+        ]),
     ],
     swiftLanguageModes: [.v6]
 )

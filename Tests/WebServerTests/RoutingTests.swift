@@ -32,6 +32,28 @@ import WebServer
         }
     }
 
+    @Test func anImmediateHandlerAnswersWhenItCanAndTheAsynchronousOneOtherwise() async throws {
+        // given a route whose fast path answers only for kept pages
+        try await withServer({ router in
+            router.get("/pages/:name", immediate: { request in
+                request.parameters["name"] == "kept" ? .text("immediate") : nil
+            }) { request in
+                try await Task.sleep(for: .milliseconds(1))
+                return .text("async \(request.parameters["name"] ?? "?")")
+            }
+            router.get("/failing", immediate: { _ in throw HTTPError(.badRequest, "refused early") }) { _ in .text("never") }
+        }) { server in
+            let client = server.client()
+            // then the fast path answers what it can, the task the rest, and a throw is the error's answer
+            #expect(try await client.get("/pages/kept").text == "immediate")
+            #expect(try await client.get("/pages/other").text == "async other")
+            #expect(try await client.get("/failing").status == 400)
+            let head = try await client.head("/pages/kept")
+            #expect(head.status == 200)
+            #expect(head.text.isEmpty)
+        }
+    }
+
     @Test func literalSegmentWinsOverParameter() async throws {
         try await withServer({ router in
             router.get("/clients/:pk") { _ in .text("show") }

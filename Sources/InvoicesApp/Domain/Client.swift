@@ -6,8 +6,9 @@ import ObjectGraph
 /// Rules checked at save: a name is required; the email is optional but, when present, a
 /// valid address used by no other client. Deleting a client deletes its invoices.
 public final class Client: ManagedObject {
-    /// The name invoices are addressed to (a company or a person).
-    @Attribute(.required, .maxLength(200)) public var name: String
+    /// The name invoices are addressed to (a company or a person). Indexed: the client list
+    /// is sorted by it by default, and a page of 50 then reads 50 rows instead of sorting all.
+    @Attribute(.required, .maxLength(200), .indexed) public var name: String
     /// Lower case (see ``EmailAddress/normalized(_:)``); unique among clients.
     @Attribute(.unique, .maxLength(254)) public var email: String?
     /// The client's number in the user's own books ("C-0042").

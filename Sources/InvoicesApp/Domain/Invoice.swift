@@ -15,8 +15,11 @@ public final class Invoice: ManagedObject {
     /// An ISO 4217 code, upper case.
     @Attribute(.required) public var currency: String = "EUR"
     @Attribute(.maxLength(2000)) public var notes: String?
-    @Attribute public var status: InvoiceStatus = .draft
-    @Attribute public var issueDate: Date = CalendarDay.today.date
+    /// Indexed: the list's status filter counts and reads through it.
+    @Attribute(.indexed) public var status: InvoiceStatus = .draft
+    /// Indexed: the invoice list's default order (newest first) reads the index backwards
+    /// and stops after a page.
+    @Attribute(.indexed) public var issueDate: Date = CalendarDay.today.date
     @Attribute public var dueDate: Date = CalendarDay.today.adding(days: 30).date
     @Relationship(isRequired: true) public var client: Client?
 

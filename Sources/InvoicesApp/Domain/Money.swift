@@ -20,6 +20,13 @@ public struct Money: Sendable, Hashable, Codable, CustomStringConvertible {
         return "\(amount) \(currency)"
     }
 
+    /// `"1,234.50"`: as ``formatted`` without the code, for a table whose currency has a
+    /// column of its own (the invoice list), so the code is not shown twice.
+    public var formattedAmount: String {
+        if let known = Currency.named(currency) { return MoneyFormat.grouped(amount, decimals: known.minorUnits ?? 0) }
+        return "\(amount)"
+    }
+
     /// `"1234.50"`: the amount with the currency's minor units, no grouping.
     public var plainAmount: String {
         if let known = Currency.named(currency) { return known.plain(amount) }

@@ -26,6 +26,8 @@ public final class InvoicesStack: Sendable {
     public let storeURL: URL?
     /// The import contexts alive now (the inspector lists them while they run).
     public let importContexts = ContextRegistry()
+    /// Counts the changes pages can see (see ``Generation``).
+    let changes: DataGeneration
 
     /// Opens (or creates) the database at `url`, creating its folder if needed.
     /// - Throws: ``StackError`` saying what to do when the file cannot be used.
@@ -64,6 +66,7 @@ public final class InvoicesStack: Sendable {
         writer = ManagedObjectContext(.privateQueue, coordinator: coordinator, name: "writer")
         writer.transactionAuthor = "dashboard"
         main = ManagedObjectContext(.mainQueue, parent: writer, name: "main")
+        changes = DataGeneration(main: main, writer: writer, coordinator: coordinator, storePath: storeURL?.path)
     }
 
     /// The consumer merging other processes' commits, once started.
@@ -101,6 +104,11 @@ public final class InvoicesStack: Sendable {
         _ = try? coordinator.purgeHistory(before: cursor)
     }
 
+    /// What pages read has this generation: it changes with every change main can see, this
+    /// process's or another's (see ``Generation``). Take it before reading, file what was read
+    /// under it.
+    public var generation: Generation { changes.current }
+
     /// A new edit scratchpad: a private-queue child of ``main``. Its save goes into main (not
     /// to disk); save main, then the writer, to persist.
     public func newScratchpad(name: String? = nil) -> ManagedObjectContext {
@@ -132,6 +140,12 @@ public final class InvoicesStack: Sendable {
         // waits on the main queue).
         let writer = self.writer, main = self.main
         await writer.perform { writer.mergeChanges(set) }
-        await main.perform { main.mergeChanges(set) }
+        let changes = self.changes
+        await main.perform {
+            main.mergeChanges(set)
+            // A merge of inserts alone posts no notification, yet main's to-many lists
+            // (a client's invoices) now read differently.
+            changes.bump()
+        }
     }
 }

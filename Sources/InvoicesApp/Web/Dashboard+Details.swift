@@ -6,14 +6,18 @@ import WebServer
 /// `/clients/{pk}`, `/invoices/{pk}` and their `.json` twins. An unknown or malformed pk is a 404 page.
 extension Dashboard {
     func addDetailRoutes(to router: Router) {
-        router.get("/clients/:pk") { [self] request in try await clientPage(request) }
+        router.get("/clients/:pk", immediate: { [self] request in
+            Self.primaryKey(request).flatMap { keptPage(.client($0), request) }
+        }) { [self] request in try await clientPage(request) }
         router.get("/clients/:pk.json") { [self] request in
             guard let pk = Self.primaryKey(request), let detail = try await stack.clientDetail(id: pk, today: today) else {
                 return try .json(["error": "No client with this number."], status: .notFound)
             }
             return try .json(detail, encoder: Self.jsonEncoder())
         }
-        router.get("/invoices/:pk") { [self] request in try await invoicePage(request) }
+        router.get("/invoices/:pk", immediate: { [self] request in
+            Self.primaryKey(request).flatMap { keptPage(.invoice($0), request) }
+        }) { [self] request in try await invoicePage(request) }
         router.get("/invoices/:pk.json") { [self] request in
             guard let pk = Self.primaryKey(request), let detail = try await stack.invoiceDetail(id: pk, today: today) else {
                 return try .json(["error": "No invoice with this number."], status: .notFound)
@@ -28,24 +32,21 @@ extension Dashboard {
     }
 
     private func clientPage(_ request: Request) async throws -> Response {
-        let visit = visit(request)
-        guard let pk = Self.primaryKey(request), let detail = try await stack.clientDetail(id: pk, today: today) else {
-            return notFound("client", visit: visit)
+        guard let pk = Self.primaryKey(request) else { return notFound("client", visit: visit(request)) }
+        return try await readPage(.client(pk), request, notFound: "client") { [stack] key in
+            guard let detail = try await stack.clientDetail(id: pk, today: key.today) else { return nil }
+            let model = ClientPage(detail, beingEdited: key.editedClients.contains(pk),
+                                   invoicesBeingEdited: Set(key.editedInvoices))
+            return ReadPage(template: "clients/show", title: detail.address.name, section: "clients", model: model)
         }
-        let model = ClientPage(detail, beingEdited: beingEdited("Client").contains(pk),
-                               invoicesBeingEdited: beingEdited("Invoice"))
-        return render("clients/show", chrome: chrome(detail.address.name, section: "clients", session: visit.session),
-                      page: model, visit: visit)
     }
 
     private func invoicePage(_ request: Request) async throws -> Response {
-        let visit = visit(request)
-        guard let pk = Self.primaryKey(request), let detail = try await stack.invoiceDetail(id: pk, today: today) else {
-            return notFound("invoice", visit: visit)
+        guard let pk = Self.primaryKey(request) else { return notFound("invoice", visit: visit(request)) }
+        return try await readPage(.invoice(pk), request, notFound: "invoice") { [stack] key in
+            guard let detail = try await stack.invoiceDetail(id: pk, today: key.today) else { return nil }
+            return ReadPage(template: "invoices/show", title: "Invoice \(detail.summary.identifier)", section: "invoices",
+                            model: InvoicePage(detail, beingEdited: key.editedInvoices.contains(pk)))
         }
-        let model = InvoicePage(detail, beingEdited: beingEdited("Invoice").contains(pk))
-        return render("invoices/show",
-                      chrome: chrome("Invoice \(detail.summary.identifier)", section: "invoices", session: visit.session),
-                      page: model, visit: visit)
     }
 }

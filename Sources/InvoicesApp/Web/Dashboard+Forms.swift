@@ -122,8 +122,7 @@ extension Dashboard {
                             saveLabel: isNested ? "Done" : "Save", isClientForm: form.kind == .client,
                             nestedInvoices: nested, hasNestedInvoices: !nested.isEmpty, isNested: isNested)
         let title = (errors.isEmpty ? "" : "Error: ") + heading
-        return render("forms/edit", chrome: chrome(title, section: form.kind.listPath.dropFirst().description,
-                                                   session: visit.session),
+        return render("forms/edit", chrome: chrome(title, section: form.section, session: visit.session),
                       page: page, status: status, visit: visit)
     }
 

@@ -6,12 +6,16 @@ import WebServer
 /// `/clients`, `/invoices` and their `.json` twins; `/invoices.csv`.
 extension Dashboard {
     func addListRoutes(to router: Router) {
-        router.get("/clients") { [self] request in try await clientList(request) }
+        router.get("/clients", immediate: { [self] request in
+            keptPage(.clients(ClientQuery(parameters: Self.parameters(request))), request)
+        }) { [self] request in try await clientList(request) }
         router.get("/clients.json") { [self] request in
             try .json(try await stack.clientPage(ClientQuery(parameters: Self.parameters(request))),
                       encoder: Self.jsonEncoder())
         }
-        router.get("/invoices") { [self] request in try await invoiceList(request) }
+        router.get("/invoices", immediate: { [self] request in
+            keptPage(.invoices(InvoiceQuery(parameters: Self.parameters(request))), request)
+        }) { [self] request in try await invoiceList(request) }
         router.get("/invoices.json") { [self] request in
             let query = InvoiceQuery(parameters: Self.parameters(request))
             return try .json(try await stack.invoicePage(query, today: today), encoder: Self.jsonEncoder())
@@ -19,27 +23,22 @@ extension Dashboard {
         router.get("/invoices.csv") { [self] request in try await invoiceCSV(request) }
     }
 
-    /// The primary keys of the objects of `entity` open in some form.
-    func beingEdited(_ entity: String) -> Set<Int64> {
-        Set(sessions.objectsBeingEdited().filter { $0.entityName == entity }.compactMap(\.primaryKey))
-    }
-
     private func clientList(_ request: Request) async throws -> Response {
-        let visit = visit(request)
         let query = ClientQuery(parameters: Self.parameters(request))
-        let page = try await stack.clientPage(query)
-        let model = ClientListPage(page, query: query, beingEdited: beingEdited("Client"))
-        return render("clients/index", chrome: chrome("Clients", section: "clients", session: visit.session),
-                      page: model, visit: visit)
+        return try await readPage(.clients(query), request, notFound: "client") { [stack] key in
+            let page = try await stack.clientPage(query)
+            return ReadPage(template: "clients/index", title: "Clients", section: "clients",
+                            model: ClientListPage(page, query: query, beingEdited: Set(key.editedClients)))
+        }
     }
 
     private func invoiceList(_ request: Request) async throws -> Response {
-        let visit = visit(request)
         let query = InvoiceQuery(parameters: Self.parameters(request))
-        let page = try await stack.invoicePage(query, today: today)
-        let model = InvoiceListPage(page, query: query, beingEdited: beingEdited("Invoice"))
-        return render("invoices/index", chrome: chrome("Invoices", section: "invoices", session: visit.session),
-                      page: model, visit: visit)
+        return try await readPage(.invoices(query), request, notFound: "invoice") { [stack] key in
+            let page = try await stack.invoicePage(query, today: key.today)
+            return ReadPage(template: "invoices/index", title: "Invoices", section: "invoices",
+                            model: InvoiceListPage(page, query: query, beingEdited: Set(key.editedInvoices)))
+        }
     }
 
     /// Every invoice of the list as CSV, filters and sort applied, no paging.

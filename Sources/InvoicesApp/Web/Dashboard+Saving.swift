@@ -132,8 +132,7 @@ extension Dashboard {
         let page = ConflictPage(heading: "Someone else changed this \(form.kind.rawValue)", action: form.path, rows: rows,
                                 deletedElsewhere: conflicts.contains(where: \.deletedElsewhere),
                                 startAgainLink: form.kind.listPath)
-        return render("forms/conflict", chrome: chrome("Conflict", section: String(form.kind.listPath.dropFirst()),
-                                                        session: visit.session),
+        return render("forms/conflict", chrome: chrome("Conflict", section: form.section, session: visit.session),
                       page: page, status: .conflict, visit: visit)
     }
 }

@@ -6,7 +6,8 @@ import WebServer
 /// The Invoices dashboard: its routes over an ``InvoicesStack``.
 ///
 /// Reads come from the main context, each read into a `Sendable` page model inside one
-/// `perform` block, then rendered off the main queue. Edits happen in scratchpads, one per
+/// `perform` block, then rendered off the main queue; rendered read pages are kept and served
+/// again, from the server thread, until the data changes (``readPages``). Edits happen in scratchpads, one per
 /// open form, held in the visitor's server-side session (``SessionStore``).
 ///
 /// `Sendable`: every property is immutable and `Sendable`.
@@ -20,6 +21,8 @@ public final class Dashboard: Sendable {
     let imports = ImportJobs()
     /// The live context inspector (`/contexts`), also the source of the docs' live figures.
     let inspector: Inspector
+    /// Read pages already rendered, served again while their data is unchanged.
+    let readPages = PageCache<ReadPageKey>()
 
     /// The largest edit or delete form accepted (413 above it); an upload may be larger
     /// (up to ``DashboardServer/maximumBodySize``).

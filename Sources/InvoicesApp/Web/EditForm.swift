@@ -33,4 +33,8 @@ struct EditForm: Sendable {
 
     /// The form's URL.
     var path: String { "/forms/\(id)" }
+
+    /// The navigation section the form belongs to: its kind's list, except for an invoice
+    /// edited inside a client's form, which is part of editing that client.
+    var section: String { parentFormID == nil ? String(kind.listPath.dropFirst()) : "clients" }
 }

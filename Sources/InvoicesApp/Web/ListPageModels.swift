@@ -118,7 +118,10 @@ struct InvoiceRow: Sendable {
     let identifier: String
     let clientID: Int64
     let clientName: String
+    /// With its currency code ("1,234.50 EUR"), for tables without a currency column.
     let amount: String
+    /// Without the code ("1,234.50"), beside the currency column of the invoice list.
+    let amountWithoutCurrency: String
     let currencyCode: String
     let status: String
     let isOverdue: Bool
@@ -132,6 +135,7 @@ struct InvoiceRow: Sendable {
         clientID = invoice.clientID
         clientName = invoice.clientName
         amount = invoice.amount.formatted
+        amountWithoutCurrency = invoice.amount.formattedAmount
         currencyCode = invoice.amount.currency
         status = invoice.displayStatus
         isOverdue = invoice.isOverdue

@@ -4,4 +4,7 @@
 enum RouteHandler: Sendable {
     case sync(@Sendable (Request) throws -> Response)
     case async(@Sendable (Request) async throws -> Response)
+    /// The first answers on the server thread when it can (a cached page); when it returns
+    /// nil, the second runs as a task, as `.async` does.
+    case immediateOrAsync(@Sendable (Request) throws -> Response?, @Sendable (Request) async throws -> Response)
 }

@@ -5,6 +5,11 @@ import HTTPTypes
 extension Router {
     @discardableResult public func get(_ pattern: String, _ handler: @escaping @Sendable (Request) throws -> Response) -> Router { on(.get, pattern, handler) }
     @discardableResult public func get(_ pattern: String, _ handler: @escaping @Sendable (Request) async throws -> Response) -> Router { on(.get, pattern, handler) }
+    /// A GET handler with a fast path on the server thread (see `on(_:_:immediate:_:)`).
+    @discardableResult public func get(_ pattern: String, immediate: @escaping @Sendable (Request) throws -> Response?,
+                                       _ handler: @escaping @Sendable (Request) async throws -> Response) -> Router {
+        on(.get, pattern, immediate: immediate, handler)
+    }
     @discardableResult public func post(_ pattern: String, _ handler: @escaping @Sendable (Request) throws -> Response) -> Router { on(.post, pattern, handler) }
     @discardableResult public func post(_ pattern: String, _ handler: @escaping @Sendable (Request) async throws -> Response) -> Router { on(.post, pattern, handler) }
     @discardableResult public func put(_ pattern: String, _ handler: @escaping @Sendable (Request) throws -> Response) -> Router { on(.put, pattern, handler) }

@@ -43,6 +43,23 @@ public final class Router {
         return self
     }
 
+    /// Adds a handler with a fast path: `immediate` runs directly on the server thread and
+    /// answers when it can do so at once (a page already rendered, say); when it returns nil,
+    /// `handler` runs as a task, as any asynchronous handler does. `immediate` must not block.
+    ///
+    /// ```swift
+    /// router.on(.get, "/clients", immediate: { request in cache.response(for: request) }) { request in
+    ///     try await render(request)
+    /// }
+    /// ```
+    @discardableResult
+    public func on(_ method: HTTPRequest.Method, _ pattern: String,
+                   immediate: @escaping @Sendable (Request) throws -> Response?,
+                   _ handler: @escaping @Sendable (Request) async throws -> Response) -> Router {
+        root.insert(RoutePatternSegment.parse(pattern), method: method, handler: .immediateOrAsync(immediate, handler))
+        return self
+    }
+
     /// Routes sharing a path prefix, such as `/api`.
     public func group(_ prefix: String) -> RouterGroup {
         RouterGroup(router: self, prefix: prefix)

@@ -186,12 +186,25 @@ final class ServerCore: Sendable {
             return queue(response, for: state, on: connection)
         case .found(.async(let handler), let parameters):
             request.parameters = parameters
-            if configuration.asyncHandlers == .blockThread {
-                return queue(runBlocking(handler, request: request), for: state, on: connection)
+            return dispatchAsync(handler, request: request, state: state, connection: connection)
+        case .found(.immediateOrAsync(let immediate, let handler), let parameters):
+            request.parameters = parameters
+            do {
+                if let response = try immediate(request) { return queue(response, for: state, on: connection) }
+            } catch {
+                return queue(errorResponse(for: error, request: request), for: state, on: connection)
             }
-            runAsync(handler, request: request, state: state, connection: connection)
-            return MHD_Result.YES
+            return dispatchAsync(handler, request: request, state: state, connection: connection)
         }
+    }
+
+    private func dispatchAsync(_ handler: @escaping @Sendable (Request) async throws -> Response, request: Request,
+                               state: RequestState, connection: OpaquePointer) -> MHD_Result {
+        if configuration.asyncHandlers == .blockThread {
+            return queue(runBlocking(handler, request: request), for: state, on: connection)
+        }
+        runAsync(handler, request: request, state: state, connection: connection)
+        return MHD_Result.YES
     }
 
     /// Suspends the connection, runs the handler as a task, and resumes the connection with its

@@ -42,6 +42,22 @@ import Testing
         }
     }
 
+    @Test func anInvoiceFormInsideAClientsFormHighlightsClientsInTheNavigation() async throws {
+        try await withDashboard { app in
+            let visitor = app.visitor()
+            let (path, form) = try await visitor.openForm("/clients/new")
+            let csrf = try #require(form.csrf)
+            let added = try await visitor.post(path, [("csrf", csrf), ("name", "Foxtrot"), ("action", "add-invoice")])
+            let invoiceForm = try await visitor.get(try #require(added.header("Location")))
+            #expect(invoiceForm.status == 200)
+            #expect(invoiceForm.text.contains(#"<a href="/clients" aria-current="page">Clients</a>"#))
+            #expect(!invoiceForm.text.contains(#"<a href="/invoices" aria-current="page">"#))
+            // An invoice's own form still belongs to Invoices.
+            let (_, own) = try await visitor.openForm("/invoices/new")
+            #expect(own.text.contains(#"<a href="/invoices" aria-current="page">Invoices</a>"#))
+        }
+    }
+
     @Test func anInvalidInvoiceKeepsTheClientUnsavedToo() async throws {
         try await withDashboard { app in
             let visitor = app.visitor()

@@ -96,6 +96,21 @@ import Testing
         }
     }
 
+    @Test func theInvoiceListShowsEachCurrencyOnceInItsOwnColumn() async throws {
+        try await withDashboard { app in
+            let html = try await app.visitor().get("/invoices?q=INV-1")
+            let row = try #require(html.text.firstMatch(of: /<tr>\s*<td><a href="\/invoices\/\d+">INV-1<\/a>(?s:.*?)<\/tr>/))
+            let cells = row.output.matches(of: /<td[^>]*>(.*?)<\/td>/).map { String($0.output.1) }
+            #expect(cells.count == 7)
+            #expect(cells[2] == "100.00")
+            #expect(cells[3] == "EUR")
+            #expect(row.output.matches(of: /EUR/).count == 1)
+            // A client's page has no currency column: there the amount keeps its code.
+            let clientPage = try await app.visitor().get("/clients/\(try await clientID("Acme Corp", visitor: app.visitor()))")
+            #expect(clientPage.text.contains("<td class=\"num\">100.00 EUR</td>"))
+        }
+    }
+
     @Test func invoicePageIsPrintFriendlyAndItsJSONTwinAgrees() async throws {
         try await withDashboard { app in
             let visitor = app.visitor()

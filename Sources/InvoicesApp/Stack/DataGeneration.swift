@@ -1,0 +1,84 @@
+import Foundation
+import ObjectGraph
+import Synchronization
+
+/// A value that changes whenever what the main context shows may have changed: the key that
+/// lets a page rendered earlier be served again (see ``PageCache``).
+///
+/// Two parts:
+/// - `local` counts the changes of this process's contexts that pages can see: main's and the
+///   writer's changes and saves (a form saved into main, a delete, a merge), every save of a
+///   root context on the stack's coordinator (the writer, import contexts, demo data), and
+///   the merges of ``InvoicesStack/mergeImportSave(_:)``. It is bumped synchronously by the
+///   contexts' notifications, on their queues, before the change's block ends: a request
+///   answered after a save can never read the generation from before it.
+/// - `store` is SQLite's `data_version` (``StoreVersion``): commits by other processes, which
+///   this process hears of only through the file.
+///
+/// A reader takes the generation *before* reading the data: the data is then at least as new
+/// as the generation it is filed under (newer at worst, never older).
+public struct Generation: Sendable, Hashable, CustomStringConvertible {
+    public let local: UInt64
+    public let store: Int64
+
+    public var description: String { "\(local).\(store)" }
+}
+
+/// Counts the changes that make up ``Generation``.
+///
+/// `Sendable`: the counter is atomic; the notification tokens are only touched under their
+/// mutex (to remove the observers at deinit).
+final class DataGeneration: Sendable {
+    private let local = Atomic<UInt64>(0)
+    private let store: StoreVersion?
+    /// A file whose commits cannot be watched (its second connection would not open): then
+    /// every generation is new, and no page is ever served again.
+    private let blind: Bool
+    private struct Tokens: @unchecked Sendable {
+        // @unchecked Sendable: NotificationCenter tokens are opaque handles, only passed back
+        // to `removeObserver`, under the enclosing mutex.
+        var list: [any NSObjectProtocol] = []
+    }
+    private let tokens = Mutex(Tokens())
+
+    /// Watches `main` and `writer`, every root context of `coordinator`, and the file at
+    /// `storePath` (nil for an in-memory store, which no other process can write).
+    init(main: ManagedObjectContext, writer: ManagedObjectContext, coordinator: PersistentStoreCoordinator,
+         storePath: String?) {
+        store = storePath.flatMap { StoreVersion(path: $0) }
+        blind = storePath != nil && store == nil
+        let center = NotificationCenter.default
+        var list: [any NSObjectProtocol] = []
+        // Scratchpads' own changes (a visitor typing into a form) are not seen by pages:
+        // only the contexts pages read through, and the roots that write the file, count.
+        let counts: @Sendable (Notification) -> Void = { [weak self] notification in
+            guard let self, let context = notification.object as? ManagedObjectContext else { return }
+            if context === main || context === writer
+                || (context.parent == nil && context.persistentStoreCoordinator === coordinator) {
+                bump()
+            }
+        }
+        for name in [ManagedObjectContext.objectsDidChangeNotification, ManagedObjectContext.didSaveNotification] {
+            list.append(center.addObserver(forName: name, object: nil, queue: nil, using: counts))
+        }
+        tokens.withLock { $0.list = list }
+    }
+
+    deinit {
+        let list = tokens.withLock { $0.list }
+        for token in list { NotificationCenter.default.removeObserver(token) }
+    }
+
+    /// The generation now.
+    var current: Generation {
+        if blind { bump() }
+        // Local first: a change counted after this load shows in a later generation anyway.
+        let local = local.load(ordering: .acquiring)
+        return Generation(local: local, store: store?.current ?? 0)
+    }
+
+    /// Counts a change that posts no notification (a merge of inserted objects only).
+    func bump() {
+        local.add(1, ordering: .acquiringAndReleasing)
+    }
+}

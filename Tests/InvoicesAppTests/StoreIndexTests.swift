@@ -1,0 +1,66 @@
+import CSQLite
+import Foundation
+import Testing
+@testable import InvoicesApp
+
+/// The indexes the list pages read through (client name, invoice status and issue date) are
+/// declared with `@Attribute(.indexed)`: not part of the model's hash, created when a store
+/// opens. A database written before they were declared opens as it is and gets them.
+@Suite struct StoreIndexTests {
+    static let declared: Set<String> = ["Client_name_index", "Invoice_status_index", "Invoice_issueDate_index"]
+
+    /// Runs `sql` on its own connection to the file; returns one column of each row.
+    private func query(_ url: URL, _ sql: String, column: Int32 = 0) throws -> [String] {
+        var database: OpaquePointer?
+        defer { sqlite3_close_v2(database) }
+        guard sqlite3_open_v2(url.path, &database, SQLITE_OPEN_READWRITE, nil) == SQLITE_OK else {
+            throw URLError(.cannotOpenFile)
+        }
+        var statement: OpaquePointer?
+        guard sqlite3_prepare_v2(database, sql, -1, &statement, nil) == SQLITE_OK else { throw URLError(.cannotParseResponse) }
+        defer { sqlite3_finalize(statement) }
+        var rows: [String] = []
+        while sqlite3_step(statement) == SQLITE_ROW {
+            rows.append(sqlite3_column_text(statement, column).map { String(cString: $0) } ?? "")
+        }
+        return rows
+    }
+
+    @Test func aDatabaseWrittenBeforeTheIndexesOpensUnchangedAndGetsThem() async throws {
+        let url = TestFiles.database()
+        do {
+            let stack = try InvoicesStack(storeURL: url)
+            try await insert(into: stack) { context in
+                let client = context.makeClient("Old Co")
+                context.makeInvoice("OLD-1", client: client)
+            }
+        }
+        #expect(Set(try query(url, "SELECT name FROM sqlite_master WHERE type = 'index'")).isSuperset(of: Self.declared))
+        let hash = try query(url, "SELECT value FROM _og_metadata WHERE key = 'modelHash'")
+        // The file as the model before the indexes wrote it: same tables, same hash, no indexes.
+        for name in Self.declared { _ = try query(url, "DROP INDEX \"\(name)\"") }
+        #expect(Set(try query(url, "SELECT name FROM sqlite_master WHERE type = 'index'")).isDisjoint(with: Self.declared))
+
+        let reopened = try InvoicesStack(storeURL: url)
+        #expect(try await reopened.invoicePage(InvoiceQuery(status: .draft)).items.map(\.identifier) == ["OLD-1"])
+        #expect(Set(try query(url, "SELECT name FROM sqlite_master WHERE type = 'index'")).isSuperset(of: Self.declared))
+        #expect(try query(url, "SELECT value FROM _og_metadata WHERE key = 'modelHash'") == hash)
+    }
+
+    @Test func theDefaultListsReadThroughTheIndexes() async throws {
+        let url = TestFiles.database()
+        _ = try InvoicesStack(storeURL: url)
+        // The statements ObjectGraph runs for the pages of the benchmark (see
+        // ManagedObjectContext+ReadModels): the plan names the index, not a table scan.
+        let plans = [
+            #"SELECT t0._pk FROM "Client" t0 ORDER BY t0."name" ASC, t0._pk LIMIT 50 OFFSET 0"#: "Client_name_index",
+            #"SELECT COUNT(*) FROM "Invoice" t0 WHERE t0."status" = 'sent'"#: "Invoice_status_index",
+            #"SELECT t0._pk FROM "Invoice" t0 ORDER BY t0."issueDate" DESC, t0."identifier" DESC, t0._pk LIMIT 50 OFFSET 0"#:
+                "Invoice_issueDate_index",
+        ]
+        for (sql, index) in plans {
+            let plan = try query(url, "EXPLAIN QUERY PLAN " + sql, column: 3)
+            #expect(plan.joined(separator: "\n").contains(index), "\(sql): \(plan)")
+        }
+    }
+}

@@ -1,0 +1,125 @@
+import Foundation
+import Synchronization
+import Testing
+@testable import InvoicesApp
+
+/// ``PageCache`` on its own: what it serves at which generation, and how many renderings run.
+@Suite struct PageCacheTests {
+    /// Holds renderings back until the test opens it.
+    final class Gate: Sendable {
+        private let waiters = Mutex<(open: Bool, continuations: [CheckedContinuation<Void, Never>])>((false, []))
+
+        func wait() async {
+            await withCheckedContinuation { continuation in
+                let resumeNow = waiters.withLock { state -> Bool in
+                    if state.open { return true }
+                    state.continuations.append(continuation)
+                    return false
+                }
+                if resumeNow { continuation.resume() }
+            }
+        }
+
+        func open() {
+            let continuations = waiters.withLock { state in
+                state.open = true
+                defer { state.continuations = [] }
+                return state.continuations
+            }
+            for continuation in continuations { continuation.resume() }
+        }
+    }
+
+    let first = Generation(local: 1, store: 10)
+    let otherProcessCommitted = Generation(local: 1, store: 11)
+    let savedHere = Generation(local: 2, store: 11)
+
+    func page(_ text: String, found: Bool = true) -> CachedPage {
+        CachedPage(status: found ? .ok : .notFound, html: text)
+    }
+
+    @Test func aPageRendersOnceForManyRequestsOfOneGeneration() async throws {
+        let cache = PageCache<String>()
+        let gate = Gate()
+        try await withThrowingTaskGroup(of: String.self) { group in
+            for _ in 0..<20 {
+                group.addTask {
+                    let kept = try await cache.page(for: "/clients", generation: first) {
+                        await gate.wait()
+                        return page("v1")
+                    }
+                    return String(decoding: kept.body, as: UTF8.self)
+                }
+            }
+            try await Task.sleep(for: .milliseconds(50))
+            gate.open()
+            for try await body in group { #expect(body == "v1") }
+        }
+        #expect(cache.statistics.renders == 1)
+        #expect(cache.page(for: "/clients", generation: first).map { String(decoding: $0.body, as: UTF8.self) } == "v1")
+        #expect(cache.page(for: "/clients", generation: savedHere) == nil)
+    }
+
+    @Test func anotherProcessesCommitServesTheKeptPageWhileItRendersAgain() async throws {
+        // A bound no loaded machine reaches: past it, the request would wait for the gated
+        // rendering that only this test opens.
+        let cache = PageCache<String>(maximumStaleness: .seconds(600))
+        _ = try await cache.page(for: "/clients", generation: first) { page("v1") }
+        // The fast path does not start renderings: it sends the first request down the slow path.
+        #expect(cache.page(for: "/clients", generation: otherProcessCommitted) == nil)
+        let gate = Gate()
+        let served = try await cache.page(for: "/clients", generation: otherProcessCommitted) {
+            await gate.wait()
+            return page("v2")
+        }
+        #expect(served.body == Array("v1".utf8))
+        #expect(cache.page(for: "/clients", generation: otherProcessCommitted)?.body == Array("v1".utf8))
+        gate.open()
+        // The rendering keeps its page by itself, though no request waits for it.
+        let deadline = ContinuousClock.now + .seconds(5)
+        while cache.page(for: "/clients", generation: otherProcessCommitted)?.body != Array("v2".utf8),
+              ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        let fresh = try await cache.page(for: "/clients", generation: otherProcessCommitted) { page("unused") }
+        #expect(fresh.body == Array("v2".utf8))
+        #expect(cache.statistics.renders == 2)
+    }
+
+    @Test func aChangeInThisProcessIsNeverServedStale() async throws {
+        let cache = PageCache<String>()
+        _ = try await cache.page(for: "/clients", generation: first) { page("v1") }
+        #expect(cache.page(for: "/clients", generation: savedHere) == nil)
+        let served = try await cache.page(for: "/clients", generation: savedHere) {
+            try await Task.sleep(for: .milliseconds(20))
+            return page("v2")
+        }
+        #expect(served.body == Array("v2".utf8))
+    }
+
+    @Test func aPageStaleForLongerThanTheBoundWaitsForItsRendering() async throws {
+        let cache = PageCache<String>(maximumStaleness: .milliseconds(30))
+        _ = try await cache.page(for: "/clients", generation: first) { page("v1") }
+        try await Task.sleep(for: .milliseconds(60))
+        let served = try await cache.page(for: "/clients", generation: otherProcessCommitted) { page("v2") }
+        #expect(served.body == Array("v2".utf8))
+    }
+
+    @Test func onlyPagesAnswered200AreKept() async throws {
+        let cache = PageCache<String>()
+        let missing = try await cache.page(for: "/clients/9", generation: first) { page("gone", found: false) }
+        #expect(missing.status.code == 404)
+        #expect(cache.page(for: "/clients/9", generation: first) == nil)
+    }
+
+    @Test func theLeastRecentlyUsedHalfGoesPastTheCapacity() async throws {
+        let cache = PageCache<Int>(capacity: 4)
+        for key in 0..<4 { _ = try await cache.page(for: key, generation: first) { page("\(key)") } }
+        _ = cache.page(for: 0, generation: first)
+        _ = try await cache.page(for: 4, generation: first) { page("4") }
+        #expect(cache.page(for: 0, generation: first) != nil)
+        #expect(cache.page(for: 4, generation: first) != nil)
+        #expect(cache.page(for: 1, generation: first) == nil)
+        #expect(cache.page(for: 2, generation: first) == nil)
+    }
+}

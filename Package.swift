@@ -51,15 +51,18 @@ let package = Package(
         ]),
 
         // Small programs the tests run as real child processes.
+        // What the test targets share: starting child processes without Foundation's Process.
+        .target(name: "CTestSupport", path: "Tests/Support/CTestSupport"),
+        .target(name: "TestSupport", dependencies: ["CTestSupport"], path: "Tests/Support/TestSupport"),
         .target(name: "ObjectGraphFixtureModel", dependencies: ["ObjectGraph"],
                 path: "Tests/Fixtures/ObjectGraphFixtureModel"),
         .executableTarget(name: "objectgraph-fixture", dependencies: ["ObjectGraph", "ObjectGraphFixtureModel", "CSQLite"],
                           path: "Tests/Fixtures/objectgraph-fixture"),
 
-        .testTarget(name: "ObjectGraphTests", dependencies: ["ObjectGraph", "ObjectGraphFixtureModel", "CSQLite"]),
+        .testTarget(name: "ObjectGraphTests", dependencies: ["ObjectGraph", "ObjectGraphFixtureModel", "TestSupport", "CTestSupport", "CSQLite"]),
         .testTarget(name: "WebServerTests", dependencies: ["WebServer"]),
         .testTarget(name: "InvoicesAppTests", dependencies: [
-            "InvoicesApp", "ObjectGraph", "WebServer", "CSQLite",
+            "InvoicesApp", "ObjectGraph", "WebServer", "CSQLite", "TestSupport", "CTestSupport",
             .product(name: "Mustache", package: "swift-mustache"),
         ]),
     ],

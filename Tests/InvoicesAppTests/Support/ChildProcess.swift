@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 
 /// Runs a built executable of this package as a child process.
 enum ChildProcess {
@@ -25,54 +26,27 @@ enum ChildProcess {
     }
 
     /// Runs `executable` with `arguments` and waits for it to exit (killing it after
-    /// `timeout`, so a stuck child fails its test instead of hanging the suite).
+    /// `timeout`, so a stuck child fails its test instead of hanging the suite). Started with
+    /// TestSupport's `Subprocess`, not Foundation's `Process` (see there why).
     static func run(_ executable: URL, _ arguments: [String], in folder: URL? = nil,
                     timeout: Duration = .seconds(120)) async throws -> Result {
-        let process = Process()
-        process.executableURL = executable
-        process.arguments = arguments
-        if let folder { process.currentDirectoryURL = folder }
-        let output = Pipe(), errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        process.standardInput = FileHandle.nullDevice
+        let child = try Subprocess(executable, arguments, currentDirectory: folder,
+                                   stdin: .null, stdout: .pipe, stderr: .pipe)
         // Both pipes are drained while the child runs: a child that writes more than a
         // pipe's buffer (64 KiB) would otherwise block forever, and so would we.
-        let out = PipeReader(output.fileHandleForReading), err = PipeReader(errors.fileHandleForReading)
-        try process.run()
-        let pid = process.processIdentifier
-        let deadline = ContinuousClock.now + timeout
-        // Polls instead of `terminationHandler`: the outputs reaching end-of-file is the
-        // reliable sign that the child is gone.
-        while !(out.isFinished && err.isFinished) && ContinuousClock.now < deadline + .seconds(5) {
-            if ContinuousClock.now > deadline { kill(pid, SIGKILL) }
-            try await Task.sleep(for: .milliseconds(5))
+        guard let stdout = child.standardOutput, let stderr = child.standardError else {
+            throw Subprocess.SpawnError(description: "no pipes")
         }
-        let exitDeadline = ContinuousClock.now + .seconds(5)
-        while process.isRunning && ContinuousClock.now < exitDeadline { try await Task.sleep(for: .milliseconds(5)) }
-        let status = process.isRunning ? -1 : process.terminationStatus
+        let out = PipeReader(stdout), err = PipeReader(stderr)
+        let ended = await child.waitForExit(timeout: timeout)
+        await out.waitForEnd()
+        await err.waitForEnd()
+        let status: Int32
+        switch ended {
+        case .exited(let code)?: status = code
+        case .signaled(let signal)?: status = 128 + signal
+        case nil: status = -1
+        }
         return Result(status: status, standardOutput: out.text, standardError: err.text)
     }
-}
-
-/// Reads a pipe to its end on a thread of its own.
-private final class PipeReader: @unchecked Sendable {
-    // @unchecked Sendable: `data` and `finished` are only touched while `lock` is held.
-    private let lock = NSLock()
-    private var data = Data()
-    private var finished = false
-
-    init(_ handle: FileHandle) {
-        Thread.detachNewThread { [self] in
-            while true {
-                let chunk = handle.availableData
-                if chunk.isEmpty { break }
-                lock.withLock { data.append(chunk) }
-            }
-            lock.withLock { finished = true }
-        }
-    }
-
-    var isFinished: Bool { lock.withLock { finished } }
-    var text: String { lock.withLock { String(decoding: data, as: UTF8.self) } }
 }

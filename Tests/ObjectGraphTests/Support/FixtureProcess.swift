@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 
 /// Runs `objectgraph-fixture` (Tests/Fixtures/objectgraph-fixture) as a real child process.
 ///
@@ -82,13 +83,16 @@ enum FixtureProcess {
         let out = try FileHandle(forWritingTo: outURL), err = try FileHandle(forWritingTo: errURL)
         defer { try? out.close(); try? err.close() }
 
-        let process = try makeProcess(arguments, environment: environment)
-        process.standardOutput = out
-        process.standardError = err
-        process.standardInput = FileHandle.nullDevice
-        try await runToExit(process, timeout: timeout)
-        return Result(terminationStatus: process.terminationStatus,
-                      endedBySignal: process.terminationReason == .uncaughtSignal,
+        let child = try Subprocess(try executableURL(), arguments, environment: environment,
+                                   stdin: .null, stdout: .file(out), stderr: .file(err))
+        let ended = await child.waitForExit(timeout: .milliseconds(Int(timeout * 1000)))
+        guard let ended else { throw TimedOut(seconds: timeout) }
+        let (status, signaled): (Int32, Bool)
+        switch ended {
+        case .exited(let code): (status, signaled) = (code, false)
+        case .signaled(let signal): (status, signaled) = (signal, true)
+        }
+        return Result(terminationStatus: status, endedBySignal: signaled,
                       stdout: String(decoding: try Data(contentsOf: outURL), as: UTF8.self),
                       stderr: String(decoding: try Data(contentsOf: errURL), as: UTF8.self))
     }
@@ -96,19 +100,13 @@ enum FixtureProcess {
     /// Starts the fixture and returns once it printed `readyLine` on stdout: for children
     /// that keep something (a lock) while the test works. Closing their stdin ends them.
     static func start(_ arguments: [String], readyLine: String, timeout: TimeInterval = 30) async throws -> Running {
-        let process = try makeProcess(arguments, environment: [:])
-        let stdin = Pipe(), stdout = Pipe()
-        process.standardInput = stdin
-        process.standardOutput = stdout
-        process.standardError = FileHandle.standardError
-        try process.run()
-        let running = Running(process: process, stdin: stdin)
-        let reader = stdout.fileHandleForReading
+        let child = try Subprocess(try executableURL(), arguments, stdin: .pipe, stdout: .pipe, stderr: .inherit)
+        let running = Running(child: child)
+        guard let reader = child.standardOutput else { throw StartFailure(arguments: arguments, firstLine: nil) }
         // A child that never says it is ready is killed, which ends the read below.
-        let pid = process.processIdentifier
         let ready = ReadyFlag()
         DispatchQueue.global().asyncAfter(deadline: .now() + timeout) {
-            if !ready.isSet { kill(pid, SIGKILL) }
+            if !ready.isSet { child.kill(SIGKILL) }
         }
         defer { ready.set() }
         let line: String? = await withCheckedContinuation { continuation in
@@ -139,42 +137,13 @@ enum FixtureProcess {
     }
 
     /// A child started with ``start(_:readyLine:timeout:)``.
-    struct Running: @unchecked Sendable {
-        // @unchecked Sendable: `process` and `stdin` are only used by the test that started
-        // the child, one call at a time.
-        let process: Process
-        let stdin: Pipe
+    struct Running: Sendable {
+        let child: Subprocess
 
         /// Closes the child's stdin (its signal to let go) and waits for it to exit.
         func finish() async {
-            try? stdin.fileHandleForWriting.close()
-            try? await runToExit(process, timeout: 30, alreadyRunning: true)
-        }
-    }
-
-    private static func makeProcess(_ arguments: [String], environment: [String: String?]) throws -> Process {
-        let process = Process()
-        process.executableURL = try executableURL()
-        process.arguments = arguments
-        var env = ProcessInfo.processInfo.environment
-        for (key, value) in environment { env[key] = value }
-        process.environment = env
-        return process
-    }
-
-    /// Runs (or waits for) `process` without blocking the test's thread; kills it after
-    /// `timeout`. Polls `isRunning` rather than waiting on `terminationHandler` or
-    /// `waitUntilExit()`: every wait is bounded, so a lost wake-up can fail a test but
-    /// never hang the suite.
-    private static func runToExit(_ process: Process, timeout: TimeInterval, alreadyRunning: Bool = false) async throws {
-        if !alreadyRunning { try process.run() }
-        let deadline = ContinuousClock.now + .milliseconds(Int(timeout * 1000))
-        while process.isRunning {
-            if ContinuousClock.now > deadline {
-                kill(process.processIdentifier, SIGKILL)
-                if ContinuousClock.now > deadline + .seconds(5) { throw TimedOut(seconds: timeout) }
-            }
-            try await Task.sleep(for: .milliseconds(5))
+            try? child.standardInput?.close()
+            await child.waitForExit(timeout: .seconds(30))
         }
     }
 

@@ -1,17 +1,15 @@
 import Foundation
 import Synchronization
 import Testing
+import TestSupport
 
 /// `objectgraph-fixture remote-writer`: another process with its own stack on the store,
 /// driven one command at a time (see Tests/Fixtures/objectgraph-fixture/RemoteWriter.swift).
-///
-/// @unchecked Sendable: the process and pipe are set up in `init`; afterwards the test uses
-/// one command at a time, and `output` is guarded by its mutex.
-final class RemoteWriterProcess: @unchecked Sendable {
-    private let process: Process
-    private let input: FileHandle
+final class RemoteWriterProcess: Sendable {
+    private let child: Subprocess
     private let output = LineBuffer()
 
+    /// Lines the child printed, not read yet.
     private final class LineBuffer: Sendable {
         let state = Mutex<(lines: [String], ended: Bool)>(([], false))
         func withLock<T>(_ body: (inout (lines: [String], ended: Bool)) -> T) -> T { state.withLock { body(&$0) } }
@@ -21,17 +19,12 @@ final class RemoteWriterProcess: @unchecked Sendable {
         let description: String
     }
 
-    /// Starts the process on the store at `url` and waits until it is ready.
+    /// Starts the process on the store at `url` and waits until it is ready (or, for
+    /// `die-mid-transaction`, inside its write transaction).
     init(storeAt url: URL, command: String = "remote-writer") async throws {
-        process = Process()
-        process.executableURL = try FixtureProcess.executableURL()
-        process.arguments = [command, url.path]
-        let stdin = Pipe(), stdout = Pipe()
-        process.standardInput = stdin
-        process.standardOutput = stdout
-        process.standardError = FileHandle.standardError
-        input = stdin.fileHandleForWriting
-        let reader = stdout.fileHandleForReading
+        child = try Subprocess(try FixtureProcess.executableURL(), [command, url.path],
+                               stdin: .pipe, stdout: .pipe, stderr: .inherit)
+        guard let reader = child.standardOutput else { throw Failure(description: "no stdout pipe") }
         let output = self.output
         // Blocking reads belong on a thread of their own, not on the test's executor.
         Thread.detachNewThread {
@@ -48,16 +41,16 @@ final class RemoteWriterProcess: @unchecked Sendable {
             }
             output.withLock { $0.ended = true }
         }
-        try process.run()
         let first = await nextLine()
         guard first == "ready" || first == "in-transaction" else {
-            process.terminate()
+            child.kill(SIGKILL)
             throw Failure(description: "the fixture did not start: \(first ?? "no output")")
         }
     }
 
     /// Sends one command and returns the reply line.
     func send(_ command: String) async throws -> String {
+        guard let input = child.standardInput else { throw Failure(description: "no stdin pipe") }
         try input.write(contentsOf: Data((command + "\n").utf8))
         guard let reply = await nextLine() else { throw Failure(description: "the fixture ended before answering \(command)") }
         return reply
@@ -79,25 +72,16 @@ final class RemoteWriterProcess: @unchecked Sendable {
 
     /// Kills the process with SIGKILL (no cleanup of any kind) and waits for it.
     func kill() async {
-        Foundation.kill(process.processIdentifier, SIGKILL)
-        await waitForExit()
+        child.kill(SIGKILL)
+        await child.waitForExit(timeout: .seconds(10))
     }
 
-    var processIdentifier: Int32 { process.processIdentifier }
+    var processIdentifier: Int32 { child.processIdentifier }
 
     /// Asks the process to quit and waits for it.
     func quit() async {
-        _ = try? input.write(contentsOf: Data("quit\n".utf8))
-        try? input.close()
-        await waitForExit()
-    }
-
-    /// Waits (at most 10 s, then kills it) for the process to end; never blocks a thread.
-    private func waitForExit() async {
-        let deadline = ContinuousClock.now + .seconds(10)
-        while process.isRunning && ContinuousClock.now < deadline + .seconds(5) {
-            if ContinuousClock.now > deadline { Foundation.kill(process.processIdentifier, SIGKILL) }
-            try? await Task.sleep(for: .milliseconds(5))
-        }
+        _ = try? child.standardInput?.write(contentsOf: Data("quit\n".utf8))
+        try? child.standardInput?.close()
+        await child.waitForExit(timeout: .seconds(10))
     }
 }

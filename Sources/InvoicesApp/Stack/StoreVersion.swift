@@ -41,7 +41,8 @@ final class StoreVersion: Sendable {
             sqlite3_close_v2(database)
             return nil
         }
-        sqlite3_busy_timeout(database, 1000)
+        // Asked on server threads: never wait long for a lock (a busy answer counts as a change).
+        sqlite3_busy_timeout(database, 50)
         var statement: OpaquePointer?
         guard sqlite3_prepare_v2(database, "PRAGMA data_version", -1, &statement, nil) == SQLITE_OK, let statement else {
             sqlite3_close_v2(database)

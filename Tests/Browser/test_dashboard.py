@@ -29,6 +29,7 @@ from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support import expected_conditions as EC
+from selenium.common.exceptions import WebDriverException
 from selenium.webdriver.support.ui import Select, WebDriverWait
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
@@ -160,10 +161,21 @@ class DashboardInBrowser(unittest.TestCase):
         """Clicks a link or submit button and waits for the next page at a URL matching the pattern."""
         old, label = self.css("html"), button.text.strip()
         button.click()
-        self.wait_for(EC.staleness_of(old), "the page did not change after clicking %r" % label)
+        self.wait_for(lambda d: self.is_gone(old), "the page did not change after clicking %r" % label)
         self.wait_for(lambda d: re.search(url_pattern, d.current_url) and
                       d.execute_script("return document.readyState") == "complete",
                       "expected a page at %s, at %s" % (url_pattern, self.driver.current_url))
+
+    @staticmethod
+    def is_gone(element):
+        """Whether the element left the document. Chromedriver reports a replaced page either
+        as a stale element or as a node that "does not belong to the document" (a plain
+        WebDriverException), depending on timing: both mean the page changed."""
+        try:
+            element.is_enabled()
+            return False
+        except WebDriverException:
+            return True
 
     def field(self, name):
         return self.css("form [name='%s']" % name)

@@ -94,6 +94,12 @@ bench-history: deps
 	rm -f Benchmarks/.build/release.yaml
 	cd Benchmarks && $(SWIFT) build -c release --product history-bench && .build/release/history-bench $(BENCH_ARGS)
 
+# Issue 7: from a form change to the inspector's server-sent event (30 changes).
+.PHONY: bench-inspector
+bench-inspector: deps
+	$(SWIFT) build --product invoices
+	python3 Benchmarks/inspector-latency.py "$$($(SWIFT) build --show-bin-path)/invoices"
+
 # The WebServer benchmark alone: wrk against a bare libmicrohttpd handler and the Swift routes.
 .PHONY: bench-web
 bench-web: deps-bench

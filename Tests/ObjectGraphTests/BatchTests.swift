@@ -228,3 +228,70 @@ import Testing
         #expect(throws: BatchError.self) { try coordinator.execute(BatchUpdateRequest<Client>(set: values)) }
     }
 }
+
+/// Batch requests keep the to-many side of a changed to-one in step, and refuse inverses
+/// they cannot.
+@Suite struct BatchRelationshipTests {
+    @Test func movingInvoicesToAnotherClientUpdatesBothClientsInvoiceLists() async throws {
+        let coordinator = try TestStack.inMemoryCoordinator()
+        let context = ManagedObjectContext(.privateQueue, coordinator: coordinator)
+        let acme = try await BatchTests.clientID(named: "Acme", in: context)
+        let beta = try await BatchTests.clientID(named: "Beta", in: context)
+        try coordinator.execute(BatchInsertRequest(rows: BatchTests.invoiceRows(3, client: acme)))
+        let holder = ObjectBox()
+        let before = try await context.perform {
+            let client = try context.existingObject(with: acme, as: Client.self)
+            holder.object = client
+            return client.invoices.count
+        }
+        #expect(before == 3)
+
+        let result = try await context.perform {
+            var move = PropertyValues<Invoice>()
+            move.set(\.client, to: beta)
+            return try context.execute(BatchUpdateRequest<Invoice>(set: move))
+        }
+        #expect(result.count == 3)
+        #expect(result.changes.updated.isSuperset(of: [acme, beta]))
+        let (acmeCount, betaCount) = try await context.perform {
+            ((holder.object as? Client)?.invoices.count, try context.existingObject(with: beta, as: Client.self).invoices.count)
+        }
+        #expect(acmeCount == 0)
+        #expect(betaCount == 3)
+        await context.perform { holder.object = nil }
+    }
+
+    @Test func aToOneWithAnOrderedInverseIsRefused() throws {
+        let coordinator = try TestStack.inMemoryCoordinator()
+        var values = PropertyValues<TaskItem>()
+        values.set(\.project, to: nil)
+        #expect(throws: BatchError.unsupportedRelationship(entity: "TaskItem", relationship: "project", inverse: "tasks")) {
+            try coordinator.execute(BatchUpdateRequest<TaskItem>(set: values))
+        }
+    }
+
+    @Test func aRequestOfRowsCanRunTwice() async throws {
+        let coordinator = try TestStack.inMemoryCoordinator()
+        var row = PropertyValues<Tag>()
+        row.set(\.label, to: "again")
+        let request = BatchInsertRequest(rows: [row, row])
+        #expect(try coordinator.execute(request).count == 2)
+        #expect(try coordinator.execute(request).count == 2)
+    }
+}
+
+/// A row invalidated because it changed elsewhere is not put back by a read that started
+/// before the change.
+@Suite struct RowCacheFloorTests {
+    @Test func aSnapshotOlderThanAnInvalidationIsRefused() {
+        let cache = RowCache()
+        let id = ObjectID(entityName: "Client", key: .permanent(store: UUID(), primaryKey: 1))
+        cache.store([(id, RowSnapshot(values: [.string("old")], version: 3))])
+        cache.retain(id)
+        cache.invalidate(id)
+        cache.store([(id, RowSnapshot(values: [.string("old")], version: 3))])   // a late reader
+        #expect(cache.snapshot(for: id) == nil)
+        cache.store([(id, RowSnapshot(values: [.string("new")], version: 4))])
+        #expect(cache.snapshot(for: id)?.version == 4)
+    }
+}

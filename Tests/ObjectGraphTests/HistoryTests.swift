@@ -121,6 +121,8 @@ import ObjectGraphFixtureModel
             #expect(error.code == 134301)
             #expect(error.description.contains("expired"))
         }
+        // Purging what is already purged does nothing.
+        #expect(try coordinator.purgeHistory(before: tokens[0]) == tokens[1])
         // The purge point itself and later tokens still work; numbers are not reused.
         #expect(try coordinator.history(after: tokens[1]).count == 1)
         #expect(try coordinator.history(after: nil).map(\.number) == [tokens[2].transactionNumber])

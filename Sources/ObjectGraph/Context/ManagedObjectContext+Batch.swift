@@ -34,11 +34,14 @@ extension ManagedObjectContext {
         guard !changes.isEmpty else { return }
         var chain: [ManagedObjectContext] = [self]
         while let parent = chain.last?.parent { chain.append(parent) }
-        for context in chain.reversed() {
-            // Ancestors merge in a brief hop onto their queues (as a child's fetch does).
+        let rootFirst = Array(chain.reversed())
+        for (n, context) in rootFirst.enumerated() {
+            // Ancestors merge in a brief hop onto their queues (as a child's fetch does); the
+            // next context down merges right after, so it is not also told as a child.
+            let next = n + 1 < rootFirst.count ? rootFirst[n + 1] : nil
             context.performAndWait {
                 context.merge(inserted: changes.inserted, updated: changes.updated, deleted: changes.deleted,
-                              origin: .batch, from: changes.context)
+                              origin: .batch, from: changes.context, skippedChild: next)
             }
         }
     }

@@ -47,8 +47,10 @@ extension ManagedObjectContext {
     }
 
     /// The merge itself (on this context's queue).
+    /// - Parameter skippedChild: a child that merges the same changes itself next (it is
+    ///   not told again).
     func merge(inserted: Set<ObjectID>, updated: Set<ObjectID>, deleted: Set<ObjectID>,
-               origin: ChangeSet.Origin, from source: String?) {
+               origin: ChangeSet.Origin, from source: String?, skippedChild: ManagedObjectContext? = nil) {
         // Rows changed elsewhere: the cache may hold the old versions.
         if origin == .remote && parent == nil {
             for id in updated.union(deleted) { persistentStoreCoordinator.rowCache.invalidate(id) }
@@ -84,7 +86,7 @@ extension ManagedObjectContext {
             ])
         }
         publish(ChangeSet(origin: origin, context: source, inserted: inserted, updated: updated, deleted: deleted))
-        notifyChildrenOfSave(inserted: inserted, updated: updated, deleted: deleted, except: nil)
+        notifyChildrenOfSave(inserted: inserted, updated: updated, deleted: deleted, except: skippedChild)
     }
 
     /// Reloads an object's committed values from this context's source and re-applies the

@@ -38,13 +38,17 @@ public final class PersistentStoreCoordinator: Sendable {
         }
         if storage.withLock({ $0 != nil }) { throw StoreError.storeAlreadyAdded }
         let store = try SQLiteStore(description, model: model)
+        // The monitor is made before the store is published: if it cannot be, nothing was added.
+        var watcher: RemoteChangeMonitor?
+        if description.postsRemoteChangeNotifications, case .sqlite = description.kind {
+            watcher = try RemoteChangeMonitor(store: store, interval: description.remoteChangeCheckInterval,
+                                              busyTimeout: description.busyTimeout)
+        }
         try storage.withLock {
             if $0 != nil { throw StoreError.storeAlreadyAdded }
             $0 = store
         }
-        if description.postsRemoteChangeNotifications, case .sqlite = description.kind {
-            let watcher = try RemoteChangeMonitor(store: store, interval: description.remoteChangeCheckInterval,
-                                                  busyTimeout: description.busyTimeout)
+        if let watcher {
             monitor.withLock { $0 = watcher }
             watcher.start { [weak self] change in self?.announce(change) }
         }
@@ -52,6 +56,8 @@ public final class PersistentStoreCoordinator: Sendable {
 
     deinit {
         monitor.withLock { $0?.stop() }
+        // `remoteChanges` sequences end with the coordinator.
+        for continuation in remoteSubscribers.withLock({ Array($0.values) }) { continuation.finish() }
     }
 
     /// The store's unique identifier (recorded in the file), nil before a store is added.

@@ -24,6 +24,9 @@ final class RowCache: @unchecked Sendable {
     private let lock = NSLock()
     private var entries: [ObjectID: Entry] = [:]
     private var prefetched: [ObjectID: RowSnapshot] = [:]
+    /// Rows known to have changed elsewhere: snapshots older than this version (read
+    /// before the change, stored after the invalidation) are refused.
+    private var floors: [ObjectID: Int64] = [:]
     private let prefetchLimit = 200_000
 
     /// The snapshot for `id`, if cached.
@@ -40,6 +43,10 @@ final class RowCache: @unchecked Sendable {
         lock.withLock {
             if prefetched.count + rows.count > prefetchLimit { prefetched.removeAll(keepingCapacity: true) }
             for (id, snapshot) in rows {
+                if let floor = floors[id] {
+                    if snapshot.version < floor { continue }
+                    floors[id] = nil
+                }
                 if var entry = entries[id] {
                     if snapshot.version >= entry.snapshot.version {
                         entry.snapshot = snapshot
@@ -87,6 +94,7 @@ final class RowCache: @unchecked Sendable {
         guard !rows.isEmpty else { return }
         lock.withLock {
             for (id, snapshot) in rows {
+                floors[id] = nil   // our own write: the newest version there is
                 if var entry = entries[id] {
                     entry.snapshot = snapshot
                     entry.references += 1
@@ -104,6 +112,7 @@ final class RowCache: @unchecked Sendable {
     func apply(written: [ObjectID: RowSnapshot], deleted: Set<ObjectID>) {
         lock.withLock {
             for (id, snapshot) in written {
+                floors[id] = nil
                 if var entry = entries[id] {
                     entry.snapshot = snapshot
                     entries[id] = entry
@@ -112,6 +121,7 @@ final class RowCache: @unchecked Sendable {
                 }
             }
             for id in deleted {
+                floors[id] = nil
                 entries[id] = nil
                 prefetched[id] = nil
             }
@@ -120,17 +130,20 @@ final class RowCache: @unchecked Sendable {
 
     /// Forgets a row (it changed elsewhere); the next fault reads it from the store.
     func invalidate(_ id: ObjectID) {
-        lock.withLock {
-            prefetched[id] = nil
-            if entries[id] != nil { entries[id]?.snapshot = RowSnapshot(values: [], version: -1) }
-        }
+        lock.withLock { invalidateLocked(id) }
+    }
+
+    private func invalidateLocked(_ id: ObjectID) {
+        let known = max(entries[id]?.snapshot.version ?? -1, prefetched[id]?.version ?? -1)
+        if known >= 0 { floors[id] = max(floors[id] ?? 0, known + 1) }
+        prefetched[id] = nil
+        if entries[id] != nil { entries[id]?.snapshot = RowSnapshot(values: [], version: -1) }
     }
 
     /// Forgets every row (history that said what changed elsewhere was purged unread).
     func invalidateAll() {
         lock.withLock {
-            prefetched.removeAll()
-            for id in Array(entries.keys) { entries[id]?.snapshot = RowSnapshot(values: [], version: -1) }
+            for id in Array(entries.keys) + Array(prefetched.keys) { invalidateLocked(id) }
         }
     }
 

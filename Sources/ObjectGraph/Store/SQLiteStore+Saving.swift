@@ -293,7 +293,7 @@ extension SQLiteStore {
         }
     }
 
-    func deleteLinks(entity: EntityDescription, key: Int64, in db: SQLiteConnection) throws {
+    private func deleteLinks(entity: EntityDescription, key: Int64, in db: SQLiteConnection) throws {
         for rel in entity.relationships where rel.isToMany {
             if case .joinTable(let join, let owner, _) = SQLSchema.mapping(of: rel, in: entity, model: model) {
                 let statement = try db.statement("DELETE FROM \(join) WHERE \(owner) = ?")

@@ -4,6 +4,9 @@ import Foundation
 public enum BatchError: Error, CustomStringConvertible, Sendable, Equatable {
     /// A key path does not name an attribute or to-one relationship of the entity.
     case unsupportedKeyPath(entity: String, keyPath: String)
+    /// A to-one relationship whose inverse batch requests cannot keep in step (a to-one or
+    /// an ordered to-many inverse): set it through a context instead.
+    case unsupportedRelationship(entity: String, relationship: String, inverse: String)
     /// A to-one relationship was given an ID of another entity (or store), or a temporary ID.
     case invalidDestination(property: String, objectID: ObjectID)
     /// Rows that break the declared constraints, with their positions (0-based) in the request.
@@ -34,6 +37,8 @@ public enum BatchError: Error, CustomStringConvertible, Sendable, Equatable {
         switch self {
         case .unsupportedKeyPath(let entity, let keyPath):
             return "\(keyPath) is not an attribute or to-one relationship of \(entity); batch requests set only those."
+        case .unsupportedRelationship(let entity, let relationship, let inverse):
+            return "\(entity).\(relationship) cannot be set by a batch request: its inverse \(inverse) is to-one or ordered, and only a context keeps such an inverse in step. Set it on the objects in a context."
         case .invalidDestination(let property, let id):
             return "\(property) cannot point at \(id): give the permanent ID of a saved object of the relationship's entity."
         case .invalidRows(let failures):

@@ -13,18 +13,24 @@ import Foundation
 /// let result = try coordinator.execute(request)
 /// ```
 public struct BatchInsertRequest<Entity: ManagedObject> {
-    let nextRow: () -> PropertyValues<Entity>?
+    /// Makes the row source for one execution (so a request of rows can run again).
+    let makeRowSource: () -> () -> PropertyValues<Entity>?
 
     /// Inserts these rows, in order.
     public init(rows: [PropertyValues<Entity>]) {
-        var iterator = rows.makeIterator()
-        nextRow = { iterator.next() }
+        makeRowSource = {
+            var iterator = rows.makeIterator()
+            return { iterator.next() }
+        }
     }
 
     /// Inserts the rows `nextRow` returns until it returns nil: rows are made one at a time,
     /// inside the write transaction, so a large import need not hold them all in memory.
+    ///
+    /// `nextRow` runs while the store's write lock is held: it must not use the coordinator
+    /// (no fetch, save or other batch request), or it waits for itself.
     public init(nextRow: @escaping () -> PropertyValues<Entity>?) {
-        self.nextRow = nextRow
+        makeRowSource = { nextRow }
     }
 }
 

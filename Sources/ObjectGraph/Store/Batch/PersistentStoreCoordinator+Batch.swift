@@ -6,7 +6,8 @@ import Foundation
 /// they merge ``BatchResult/changes`` (``ManagedObjectContext/execute(_:)-9lq2f`` merges into
 /// its own chain), and other coordinators and processes through persistent history.
 extension PersistentStoreCoordinator {
-    /// Inserts the request's rows. - Returns: the new objects' permanent IDs, in order.
+    /// Inserts the request's rows.
+    /// - Returns: the new objects' permanent IDs, in order.
     /// - Throws: ``BatchError`` (nothing is written).
     @discardableResult
     public func execute<Entity: ManagedObject>(_ request: BatchInsertRequest<Entity>,
@@ -23,8 +24,11 @@ extension PersistentStoreCoordinator {
         var failures: [BatchError.RowFailure] = []
         var row = 0
         var keyPathError: BatchError?
+        let nextRow = request.makeRowSource()
+        // One placeholder ID names every row in validation messages (rows have no objects).
+        let rowID = ObjectID(entityName: entity.name, key: .temporary(UUID()))
         let outcome = try store.batchInsert(entity, next: {
-            guard let values = request.nextRow() else { return nil }
+            guard let values = nextRow() else { return nil }
             defer { row += 1 }
             var full = defaults
             do {
@@ -33,7 +37,7 @@ extension PersistentStoreCoordinator {
                 keyPathError = error
                 return nil
             }
-            if failures.count < 1000 { failures += Self.check(full, entity: entity, row: row) }
+            if failures.count < 1000 { failures += Self.check(full, entity: entity, row: row, id: rowID) }
             return full
         }, finish: {
             if let keyPathError { throw keyPathError }
@@ -46,7 +50,8 @@ extension PersistentStoreCoordinator {
     }
 
     /// Sets the request's values on every matching row.
-    /// - Returns: the updated rows' IDs. - Throws: ``BatchError`` (nothing is written).
+    /// - Returns: the updated rows' IDs.
+    /// - Throws: ``BatchError`` (nothing is written).
     @discardableResult
     public func execute<Entity: ManagedObject>(_ request: BatchUpdateRequest<Entity>,
                                                author: String? = nil, contextName: String? = nil) throws -> BatchResult {
@@ -79,15 +84,17 @@ extension PersistentStoreCoordinator {
         let filter = try request.predicate.map { try sqlCondition(for: $0, entity: entity) }
         let outcome = try store.batchUpdate(entity, where: filter, values: values, author: author, contextName: contextName)
         for id in outcome.updated { rowCache.invalidate(id) }
+        // Old and new destinations of a changed to-one: their to-many inverse changed too.
         return BatchResult(objectIDs: outcome.updated,
                            changes: ChangeSet(origin: .batch, context: contextName, inserted: [],
-                                              updated: Set(outcome.updated), deleted: []),
+                                              updated: Set(outcome.updated).union(outcome.related), deleted: []),
                            historyToken: outcome.historyToken)
     }
 
     /// Deletes the request's rows, with the delete rules applied in SQL.
     /// - Returns: the deleted rows of the request's entity; ``BatchResult/changes`` also has
-    ///   cascaded deletes and nullified references. - Throws: ``BatchError`` (nothing is written).
+    ///   cascaded deletes and nullified references.
+    /// - Throws: ``BatchError`` (nothing is written).
     @discardableResult
     public func execute<Entity: ManagedObject>(_ request: BatchDeleteRequest<Entity>,
                                                author: String? = nil, contextName: String? = nil) throws -> BatchResult {
@@ -136,13 +143,13 @@ extension PersistentStoreCoordinator {
     }
 
     /// A full row's declared constraints (attributes and required to-one relationships).
-    private static func check(_ values: [StoredValue], entity: EntityDescription, row: Int) -> [BatchError.RowFailure] {
+    private static func check(_ values: [StoredValue], entity: EntityDescription, row: Int,
+                              id: ObjectID) -> [BatchError.RowFailure] {
         var failures: [BatchError.RowFailure] = []
         for (index, property) in entity.properties.enumerated() {
             switch property {
             case .attribute(let a):
                 guard !a.constraints.isEmpty else { continue }
-                let id = ObjectID(entityName: entity.name, key: .temporary(UUID()))
                 for failure in Validator.check(values[index], attribute: a, objectID: id) {
                     failures.append(.init(row: row, property: a.name, message: failure.message))
                 }
@@ -181,6 +188,12 @@ struct KeyPathResolver {
             case (.attribute(let a), .attribute(let type)) where a.type == type:
                 return (index, assignment.value)
             case (.relationship(let r), .toOne) where !r.isToMany:
+                // The inverse is kept in step only when it is a plain to-many, which is read
+                // from this foreign key itself.
+                if let inverse = model.entity(named: r.destinationEntityName)?.relationship(named: r.inverseName),
+                   inverse.cardinality != .toMany {
+                    throw BatchError.unsupportedRelationship(entity: entity.name, relationship: r.name, inverse: inverse.name)
+                }
                 if case .reference(let id) = assignment.value,
                    id.entityName != r.destinationEntityName || id.isTemporaryID || id.storeIdentifier != store {
                     throw BatchError.invalidDestination(property: r.name, objectID: id)

@@ -6,6 +6,8 @@ struct BatchOutcome: Sendable {
     var inserted: [ObjectID] = []
     var updated: [ObjectID] = []
     var deleted: [ObjectID] = []
+    /// Objects of other entities whose to-many inverse the batch changed.
+    var related: [ObjectID] = []
     var historyToken: PersistentHistoryToken?
 }
 
@@ -56,6 +58,19 @@ extension SQLiteStore {
             let table = SQLSchema.table(entity)
             let assignments = values.map { ", \(SQLSchema.quote(entity.properties[$0.0].name)) = ?" }.joined()
             let filter = condition.map { " WHERE _pk IN (SELECT t0._pk FROM \(table) t0 WHERE \($0.sql))" } ?? ""
+            // Destinations that lose rows through a changed to-one (the new one gains them).
+            var related: [(entity: String, pk: Int64, inverse: String)] = []
+            for (index, value) in values {
+                guard case .relationship(let r) = entity.properties[index] else { continue }
+                let column = SQLSchema.quote(r.name)
+                let old = try db.statement("SELECT DISTINCT \(column) FROM \(table)\(filter.isEmpty ? " WHERE" : "\(filter) AND") \(column) IS NOT NULL")
+                old.bind(condition?.bindings ?? [])
+                while try old.step() { related.append((r.destinationEntityName, old.int(at: 0), r.inverseName)) }
+                old.reset()
+                if case .reference(let id) = value, let pk = id.primaryKey {
+                    related.append((r.destinationEntityName, pk, r.inverseName))
+                }
+            }
             let statement = try db.statement("UPDATE \(table) SET _version = _version + 1\(assignments)\(filter) RETURNING _pk")
             defer { statement.reset() }
             statement.bind(values.map(\.1) + (condition?.bindings ?? []))
@@ -63,9 +78,18 @@ extension SQLiteStore {
             while try statement.step() { keys.append(statement.int(at: 0)) }
             statement.reset()
             outcome.updated = keys.map { ObjectID(entityName: entity.name, key: .permanent(store: identifier, primaryKey: $0)) }
+            var seen = Set<ObjectID>()
+            var relatedRecords: [HistoryRecord] = []
+            for (destination, pk, inverse) in related where !keys.isEmpty {
+                let id = ObjectID(entityName: destination, key: .permanent(store: identifier, primaryKey: pk))
+                guard seen.insert(id).inserted else { continue }
+                outcome.related.append(id)
+                relatedRecords.append(HistoryRecord(entity: destination, primaryKey: pk, kind: .update, updated: [inverse]))
+            }
             if recordsHistory && !keys.isEmpty {
                 let names = values.map { entity.properties[$0.0].name }
                 let records = keys.map { HistoryRecord(entity: entity.name, primaryKey: $0, kind: .update, updated: names) }
+                    + relatedRecords
                 outcome.historyToken = try recordHistory(records, author: author, contextName: contextName, in: db)
             }
             return outcome

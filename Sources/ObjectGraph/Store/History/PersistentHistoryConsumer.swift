@@ -34,6 +34,8 @@ public final class PersistentHistoryConsumer: Sendable {
         var task: Task<Void, Never>?
         var lastError: String?
         var mergedTransactions = 0
+        /// Set by `unregister()`: the cursor is never stored again.
+        var isUnregistered = false
     }
     private let state: Mutex<State>
     /// Serializes catch-ups, so transactions merge once and in order.
@@ -42,8 +44,9 @@ public final class PersistentHistoryConsumer: Sendable {
     /// Registers the consumer (or resumes it where its cursor is).
     ///
     /// A new name starts at the store's current token: its contexts are assumed to read the
-    /// store fresh. - Throws: ``PersistentHistoryError`` when history is off or the stored
-    /// cursor has expired (someone removed the cursor and purged).
+    /// store fresh.
+    /// - Throws: ``PersistentHistoryError`` when history is off or the stored cursor has
+    ///   expired (someone removed the cursor and purged).
     public init(name: String, coordinator: PersistentStoreCoordinator, contexts: [ManagedObjectContext],
                 includesOwnTransactions: Bool = false) throws {
         guard !name.trimmingCharacters(in: .whitespaces).isEmpty else { throw PersistentHistoryError.invalidConsumerName(name) }
@@ -73,6 +76,8 @@ public final class PersistentHistoryConsumer: Sendable {
 
     /// Merges each remote change as the coordinator announces it (the store must be opened
     /// with `postsRemoteChangeNotifications`), after catching up with what came before.
+    /// Announcements are of other writers' transactions only: with `includesOwnTransactions`,
+    /// call ``catchUp()`` after your own saves too.
     public func start() {
         let changes = coordinator.remoteChanges
         let task = Task { [weak self] in
@@ -120,7 +125,7 @@ public final class PersistentHistoryConsumer: Sendable {
 
     /// Forgets the consumer's cursor in the store, so purging is no longer held back by it.
     public func unregister() throws {
-        stop()
+        state.withLock { $0.isUnregistered = true; $0.task?.cancel(); $0.task = nil }
         try coordinator.requireStore().setCursor(named: name, to: nil)
     }
 
@@ -153,7 +158,8 @@ public final class PersistentHistoryConsumer: Sendable {
     /// keeps a little more history: never less).
     private func storeCursor(force: Bool) throws {
         let (cursor, due) = state.withLock { s -> (PersistentHistoryToken, Bool) in
-            let due = s.cursor != s.storedCursor && (force || ContinuousClock.now - s.lastStored > .milliseconds(500))
+            let due = !s.isUnregistered && s.cursor != s.storedCursor
+                && (force || ContinuousClock.now - s.lastStored > .milliseconds(500))
             return (s.cursor, due)
         }
         guard due else { return }

@@ -25,8 +25,10 @@ final class RemoteChangeMonitor: @unchecked Sendable {
         self.interval = max(0.001, interval)
         connection = try SQLiteConnection(path: store.path, readOnly: true, create: false, busyTimeout: busyTimeout)
         try connection.execute("PRAGMA query_only = 1")
-        lastSeen = try store.currentHistoryToken(in: connection)
+        // The version first: a commit landing between the two reads then changes the version
+        // again, and the first check reads it (the other order could miss it until the next).
         lastVersion = try Self.dataVersion(connection)
+        lastSeen = try store.currentHistoryToken(in: connection)
     }
 
     /// Starts checking; `announce` runs on the monitor's queue.

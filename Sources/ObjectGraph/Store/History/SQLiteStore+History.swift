@@ -229,6 +229,9 @@ extension SQLiteStore {
     func purgeHistory(through token: PersistentHistoryToken) throws -> Int64 {
         try pool.write { db in
             try db.transaction {
+                // Purging what is already purged is nothing to do, not an error.
+                let already = try purgedThrough(in: db)
+                if token.storeIdentifier == identifier && token.transactionNumber <= already { return already }
                 try validate(token, in: db)
                 let lowest = try db.statement("SELECT MIN(number) FROM _og_history_cursor")
                 defer { lowest.reset() }

@@ -54,12 +54,15 @@ let package = Package(
         // What the test targets share: starting child processes without Foundation's Process.
         .target(name: "CTestSupport", path: "Tests/Support/CTestSupport"),
         .target(name: "TestSupport", dependencies: ["CTestSupport"], path: "Tests/Support/TestSupport"),
+        // A SQLite VFS that fails writes on demand: a real I/O error for the save tests.
+        .target(name: "CFailingVFS", dependencies: ["CSQLite"], path: "Tests/Support/CFailingVFS"),
         .target(name: "ObjectGraphFixtureModel", dependencies: ["ObjectGraph"],
                 path: "Tests/Fixtures/ObjectGraphFixtureModel"),
         .executableTarget(name: "objectgraph-fixture", dependencies: ["ObjectGraph", "ObjectGraphFixtureModel", "CSQLite"],
                           path: "Tests/Fixtures/objectgraph-fixture"),
 
-        .testTarget(name: "ObjectGraphTests", dependencies: ["ObjectGraph", "ObjectGraphFixtureModel", "TestSupport", "CTestSupport", "CSQLite"]),
+        .testTarget(name: "ObjectGraphTests", dependencies: ["ObjectGraph", "ObjectGraphFixtureModel", "TestSupport", "CTestSupport",
+                                                             "CSQLite", "CFailingVFS"]),
         .testTarget(name: "WebServerTests", dependencies: ["WebServer"]),
         .testTarget(name: "InvoicesAppTests", dependencies: [
             "InvoicesApp", "ObjectGraph", "WebServer", "CSQLite", "TestSupport", "CTestSupport",

@@ -41,10 +41,11 @@ import Testing
             context.makeClient("Acme Again", email: "billing@acme.example")
             do { try context.save(); return nil } catch let error as SaveError { return error } catch { return nil }
         }
-        guard case .uniquenessViolation(let entity, let properties, _) = error else {
+        guard case .uniquenessViolation(let violation) = error else {
             Issue.record("expected a uniqueness violation, got \(String(describing: error))")
             return
         }
+        let (entity, properties) = (violation.entity, violation.properties)
         #expect(entity == "Client")
         #expect(properties == ["email"])
     }

@@ -55,9 +55,9 @@ import Testing
                 #expect(conflicts.first?.objectID == id)
                 let property = conflicts.first?.properties.first
                 #expect(property?.property == "name")
-                #expect(property?.base == "\"Acme\"")
-                #expect(property?.ours == "\"Acme GmbH\"")
-                #expect(property?.theirs == "\"Acme Corp\"")
+                #expect(property?.base == .string("Acme"))
+                #expect(property?.ours == .string("Acme GmbH"))
+                #expect(property?.theirs == .string("Acme Corp"))
                 #expect(SaveError.mergeConflict(conflicts).code == 133020)
             } catch { Issue.record("\(error)") }
             #expect(second.hasChanges)       // kept, to be resolved
@@ -98,7 +98,9 @@ import Testing
         #expect(values.1 == "first@example.com")
     }
 
-    @Test func overwriteWritesOurWholeObjectLikeCoreData() async throws {
+    /// SEMANTICS.md, nested contexts: `.overwrite` into a parent writes the properties the
+    /// child changed (Core Data's child save); the parent's edits of other properties stay.
+    @Test func overwriteWritesThePropertiesTheChildChangedAndKeepsTheParentsOtherEdits() async throws {
         let (stack, first, second, id) = try await twoScratchpads()
         try await first.perform {
             try first.existingObject(with: id, as: Client.self).email = "first@example.com"
@@ -113,9 +115,20 @@ import Testing
             let client = try stack.main.existingObject(with: id, as: Client.self)
             return (client.name, client.city, client.email)
         }
-        #expect(values.0 == "Acme")           // our (stale) name overwrote theirs
-        #expect(values.1 == "Berlin")
-        #expect(values.2 == nil)
+        #expect(values.0 == "Acme Corp")      // the parent's edit of a property we did not change stays
+        #expect(values.1 == "Berlin")         // ours
+        #expect(values.2 == "first@example.com")
+    }
+
+    @Test func overwriteWinsAPropertyBothChanged() async throws {
+        let (stack, _, second, id) = try await twoScratchpads()
+        try await second.perform {
+            second.mergePolicy = .overwrite
+            try second.existingObject(with: id, as: Client.self).name = "Acme GmbH"
+            try second.save()
+        }
+        let name = try await stack.main.perform { try stack.main.existingObject(with: id, as: Client.self).name }
+        #expect(name == "Acme GmbH")
     }
 
     @Test func rollbackDropsOurConflictingObjectButSavesTheRest() async throws {
@@ -227,7 +240,8 @@ import Testing
             client.name = "New"
             client.email = "taken@example.com"
             do { try scratch.save(); Issue.record("expected a uniqueness violation") }
-            catch let SaveError.uniquenessViolation(entity, properties, _) {
+            catch let SaveError.uniquenessViolation(violation) {
+                let (entity, properties) = (violation.entity, violation.properties)
                 #expect(entity == "Client" && properties == ["email"])
             } catch { Issue.record("\(error)") }
         }

@@ -78,7 +78,8 @@ import Testing
             do {
                 try context.save()
                 Issue.record("the save should have failed")
-            } catch let SaveError.uniquenessViolation(entity, properties, _) {
+            } catch let SaveError.uniquenessViolation(violation) {
+                let (entity, properties) = (violation.entity, violation.properties)
                 #expect(entity == "Client")
                 #expect(properties == ["email"])
             }
@@ -225,7 +226,8 @@ final class LockedBox<Value: Sendable>: @unchecked Sendable {
             clash.team = Team(context: context)
             clash.team?.title = "Other"
             do { try context.save(); Issue.record("expected a uniqueness violation") }
-            catch let SaveError.uniquenessViolation(entity, properties, _) {
+            catch let SaveError.uniquenessViolation(violation) {
+                let (entity, properties) = (violation.entity, violation.properties)
                 #expect(entity == "Member")
                 #expect(properties == ["first", "last"])
             }

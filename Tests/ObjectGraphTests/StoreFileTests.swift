@@ -371,9 +371,9 @@ import Testing
         let property = try #require(conflicts.first?.properties.first)
         #expect(conflicts.first?.properties.count == 1)
         #expect(property.property == "name")
-        #expect(property.base == "\"Acme\"")
-        #expect(property.ours == "\"Acme A\"")
-        #expect(property.theirs == "\"Acme B\"")
+        #expect(property.base == .string("Acme"))
+        #expect(property.ours == .string("Acme A"))
+        #expect(property.theirs == .string("Acme B"))
         #expect(try await Self.storedClient(id, at: pair.url).name == "Acme B")
         #expect(await a.perform { a.hasChanges })
     }

@@ -183,12 +183,11 @@ struct BatchImport {
                     throw .store(reason: SaveError.validationFailed(failures).description, importedBefore: importedBefore)
                 }
                 for (line, reasons) in reasonsByLine { withdraw(line, reasons: reasons) }
-            } catch SaveError.uniquenessViolation(let entity, let properties, let message) {
+            } catch SaveError.uniquenessViolation(let violation) {
                 // Another process inserted the same identifier or email since the batch began.
-                let clashing = clashingLines(entity: entity, properties: properties)
+                let clashing = clashingLines(entity: violation.entity, properties: violation.properties)
                 guard !clashing.isEmpty else {
-                    throw .store(reason: "Another \(entity) already has this \(properties.joined(separator: ", ")) (\(message)).",
-                                 importedBefore: importedBefore)
+                    throw .store(reason: violation.description, importedBefore: importedBefore)
                 }
                 for (line, reason) in clashing { withdraw(line, reasons: [reason]) }
             } catch {

@@ -53,10 +53,10 @@ extension Dashboard {
                     ? FieldError(field: failure.property ?? "", message: failure.message)
                     : FieldError(field: "invoices", message: "An invoice of this form: " + failure.message)
             })
-        } catch SaveError.uniquenessViolation(_, let properties, let message) {
-            var field = properties.first ?? ""
+        } catch SaveError.uniquenessViolation(let violation) {
+            var field = violation.properties.first ?? ""
             if form.kind == .client && !ClientFormFields.inputs.contains(where: { $0.name == field }) { field = "invoices" }
-            return .invalid([FieldError(field: field, message: Self.uniquenessMessage(properties, message))])
+            return .invalid([FieldError(field: field, message: Self.uniquenessMessage(violation.properties, violation.description))])
         } catch SaveError.mergeConflict(let conflicts) {
             return .conflict(conflicts)
         }
@@ -126,8 +126,8 @@ extension Dashboard {
 
     private func conflictPage(_ form: EditForm, conflicts: [MergeConflict], visit: Visit) -> Response {
         let rows = conflicts.flatMap(\.properties).map {
-            ConflictRow(property: $0.property, label: Self.label(of: $0.property), base: Self.shown($0.base),
-                        theirs: Self.shown($0.theirs), ours: Self.shown($0.ours))
+            ConflictRow(property: $0.property, label: Self.label(of: $0.property), base: $0.base.description,
+                        theirs: $0.theirs.description, ours: $0.ours.description)
         }
         let page = ConflictPage(heading: "Someone else changed this \(form.kind.rawValue)", action: form.path, rows: rows,
                                 deletedElsewhere: conflicts.contains(where: \.deletedElsewhere),

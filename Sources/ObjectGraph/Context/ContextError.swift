@@ -15,6 +15,8 @@ public enum ContextError: Error, CustomStringConvertible, Sendable, Equatable {
     case objectFromAnotherContext(ObjectID)
     /// The ID names an object of another entity than the one asked for.
     case wrongEntity(ObjectID, expected: String)
+    /// `save(into:)` was given a context that is not an ancestor of the saving one.
+    case notAnAncestor(String)
 
     public var code: Int {
         switch self {
@@ -35,6 +37,8 @@ public enum ContextError: Error, CustomStringConvertible, Sendable, Equatable {
             return "\(id) belongs to another context; look it up here with object(with: id)."
         case .wrongEntity(let id, let expected):
             return "\(id) is not a \(expected)."
+        case .notAnAncestor(let name):
+            return "\(name) is not an ancestor of the saving context; save(into:) takes its parent, its parent's parent, and so on."
         }
     }
 }

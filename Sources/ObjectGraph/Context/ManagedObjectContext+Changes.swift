@@ -1,46 +1,26 @@
 import Foundation
 
-/// Changes not yet announced by an ObjectsDidChange notification. Objects are listed once
-/// (`ManagedObject.isAwaitingNotification`); their IDs are collected only when posting, so a
-/// block that changes many objects hashes each ID once.
-struct UnprocessedChanges {
-    var objects: [ManagedObject] = []
-    var isEmpty: Bool { objects.isEmpty }
-
-    mutating func note(_ object: ManagedObject) {
-        guard !object.isAwaitingNotification else { return }
-        object.isAwaitingNotification = true
-        objects.append(object)
-    }
-}
-
 extension ManagedObjectContext {
     // MARK: Pending changes
 
     /// Whether the context has inserted, updated or deleted objects not yet saved.
-    public var hasChanges: Bool {
-        !inserted.isEmpty || !deleted.isEmpty || changed.values.contains { $0.isUpdated }
-    }
+    public var hasChanges: Bool { !pending.isEmpty }
 
     /// Objects inserted since the last save.
-    public var insertedObjects: Set<ManagedObject> { Set(inserted.values) }
+    public var insertedObjects: Set<ManagedObject> { Set(pending.inserted.values) }
     /// Objects with changed properties since the last save (not inserted, not deleted).
-    public var updatedObjects: Set<ManagedObject> { Set(changed.values.filter { $0.isUpdated }) }
+    public var updatedObjects: Set<ManagedObject> { Set(pending.changed.values.filter { $0.isUpdated }) }
     /// Objects to be deleted at the next save.
-    public var deletedObjects: Set<ManagedObject> { Set(deleted.values) }
+    public var deletedObjects: Set<ManagedObject> { Set(pending.deleted.values) }
 
     func insert(_ object: ManagedObject) {
         object.isInsertedFlag = true
         register(object)
-        inserted[object.objectID] = object
-        insertionOrder.append(object)
-        unprocessed.note(object)
+        pending.noteInsert(object)
     }
 
     /// The objects inserted and not deleted, in insertion order.
-    var orderedInsertedObjects: [ManagedObject] {
-        insertionOrder.filter { $0.isInsertedFlag && !$0.isDeletedFlag && inserted[$0.objectID] === $0 }
-    }
+    var orderedInsertedObjects: [ManagedObject] { pending.orderedInserts }
 
     /// Marks `object` for deletion at the next save. Delete rules run at the end of the
     /// current block (`processPendingChanges()`). Deleting an object inserted since the last
@@ -50,41 +30,25 @@ extension ManagedObjectContext {
         guard object.managedObjectContext === self, !object.isDeletedFlag else { return }
         if object.lifecycle == .fault { fulfillFault(object) }
         object.isDeletedFlag = true
-        deletesToPropagate.append(object)
-        if object.isInsertedFlag {
-            inserted[object.objectID] = nil
-        } else {
-            deleted[object.objectID] = object
-        }
-        unprocessed.note(object)
-    }
-
-    func discardUnprocessedChanges() {
-        for object in unprocessed.objects { object.isAwaitingNotification = false }
-        unprocessed = UnprocessedChanges()
+        pending.noteDelete(object)
     }
 
     func objectDidChange(_ object: ManagedObject) {
         guard !object.isInsertedFlag else { return }
-        changed[object.objectID] = object
-        unprocessed.note(object)
+        pending.noteUpdate(object)
     }
 
     /// Runs delete rules for objects deleted since the last call and posts
     /// ObjectsDidChange. Runs by itself at the end of every `perform` block.
     public func processPendingChanges() {
-        while !deletesToPropagate.isEmpty {
-            let batch = deletesToPropagate
-            deletesToPropagate.removeAll()
+        while !pending.deletesToPropagate.isEmpty {
+            let batch = pending.deletesToPropagate
+            pending.deletesToPropagate.removeAll()
             for object in batch { applyDeleteRules(to: object) }
         }
         // Objects inserted and deleted before a save vanish entirely.
-        for (id, object) in inserted where object.isDeletedFlag { inserted[id] = nil }
-        if !unprocessed.isEmpty {
-            let changes = unprocessed
-            discardUnprocessedChanges()
-            postObjectsDidChange(changes)
-        }
+        pending.dropDeletedInserts()
+        if !pending.unprocessed.isEmpty { postObjectsDidChange(pending.takeUnprocessed()) }
     }
 
     private func applyDeleteRules(to object: ManagedObject) {
@@ -242,24 +206,19 @@ extension ManagedObjectContext {
     /// inserted objects are forgotten, deleted ones are restored.
     public func rollback() {
         ConcurrencyDebug.checkIfEnabled(self, "rollback()")
-        for object in inserted.values {
+        for object in pending.inserted.values {
             registryLock.withLock { registry[object.objectID] = nil }
             retained[object.objectID] = nil
             object.managedObjectContext = nil
         }
-        for object in changed.values {
+        for object in pending.changed.values {
             object.values = object.baseValues
         }
-        for object in deleted.values {
+        for object in pending.deleted.values {
             object.isDeletedFlag = false
             object.values = object.baseValues
         }
-        inserted.removeAll()
-        insertionOrder.removeAll()
-        changed.removeAll()
-        deleted.removeAll()
-        deletesToPropagate.removeAll()
-        discardUnprocessedChanges()
+        pending.removeAll()
     }
 
     /// Forgets every object: references to them become invalid (their context is nil).
@@ -278,12 +237,7 @@ extension ManagedObjectContext {
             aliases.removeAll()
         }
         retained.removeAll()
-        inserted.removeAll()
-        insertionOrder.removeAll()
-        changed.removeAll()
-        deleted.removeAll()
-        deletesToPropagate.removeAll()
-        discardUnprocessedChanges()
+        pending.removeAll()
         postInvalidatedAll()
     }
 
@@ -293,7 +247,7 @@ extension ManagedObjectContext {
         ConcurrencyDebug.checkIfEnabled(self, "refresh(_:mergeChanges:)")
         guard object.managedObjectContext === self, !object.isInsertedFlag else { return }
         if !mergeChanges || object.lifecycle == .fault {
-            changed[object.objectID] = nil
+            pending.forgetUpdate(of: object.objectID)
             object.values = []
             object.baseValues = []
             object.lifecycle = .fault

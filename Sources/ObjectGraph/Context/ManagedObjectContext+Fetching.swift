@@ -216,11 +216,9 @@ extension ManagedObjectContext {
 
     private func ownPendingChanges() -> PendingOverlay {
         var own = PendingOverlay()
-        for (id, object) in inserted { own.values[id] = (object.entity.name, object.values, true) }
-        for (id, object) in changed where object.isUpdated && !object.isDeletedFlag {
-            own.values[id] = (object.entity.name, object.values, false)
-        }
-        own.deleted = Set(deleted.keys)
+        for (id, object) in pending.inserted { own.values[id] = (object.entity.name, object.values, true) }
+        for object in pending.updates { own.values[object.objectID] = (object.entity.name, object.values, false) }
+        own.deleted = Set(pending.deleted.keys)
         return own
     }
 }

@@ -7,63 +7,6 @@ import Foundation
 // context inside `perform` and renders the result anywhere. Nothing here changes a context:
 // no fault fires, no object is registered, nothing is saved.
 
-/// A property value as a context holds it, for display: the typed value, never a managed
-/// object.
-public enum InspectedValue: Sendable, Hashable, CustomStringConvertible {
-    case null
-    case bool(Bool)
-    case integer(Int64)
-    case double(Double)
-    case string(String)
-    case date(Date)
-    case decimal(Decimal)
-    case uuid(UUID)
-    /// Binary data, by size only.
-    case data(byteCount: Int)
-    /// A to-one relationship's destination.
-    case reference(ObjectID)
-    /// A to-many relationship's destinations.
-    case references([ObjectID])
-    /// A to-many relationship that is not loaded in this context (a relationship fault).
-    case notLoaded
-
-    init(_ stored: StoredValue) {
-        switch stored {
-        case .null: self = .null
-        case .bool(let v): self = .bool(v)
-        case .int(let v): self = .integer(v)
-        case .double(let v): self = .double(v)
-        case .string(let v): self = .string(v)
-        case .date(let v): self = .date(v)
-        case .decimal(let v): self = .decimal(v)
-        case .uuid(let v): self = .uuid(v)
-        case .data(let v): self = .data(byteCount: v.count)
-        case .reference(let id): self = .reference(id)
-        case .references(let ids): self = .references(ids)
-        case .unloaded: self = .notLoaded
-        }
-    }
-
-    /// Plain text: strings as they are (no quotes), `nil`, dates in ISO 8601, IDs as
-    /// `Client/p42` or `Client/t1a2b3c4d`. Not escaped for any format.
-    public var description: String {
-        switch self {
-        case .null: return "nil"
-        case .bool(let v): return String(v)
-        case .integer(let v): return String(v)
-        case .double(let v): return String(v)
-        case .string(let v): return v
-        case .date(let v): return v.formatted(.iso8601)
-        case .decimal(let v): return "\(v)"
-        case .uuid(let v): return v.uuidString
-        case .data(let count): return "\(count) bytes"
-        case .reference(let id): return id.description
-        case .references(let ids): return "[" + ids.map(\.description).joined(separator: ", ") + "]"
-        case .notLoaded: return "(not loaded)"
-        }
-    }
-}
-
 /// One property of an object as a context holds it.
 public struct InspectedProperty: Sendable, Hashable {
     public let name: String
@@ -160,9 +103,8 @@ extension ManagedObjectContext {
     public func inspect(pendingChangeLimit: Int = .max) -> ContextInspection {
         ConcurrencyDebug.checkIfEnabled(self, "inspect(pendingChangeLimit:)")
         let insertedObjects = orderedInsertedObjects
-        let updated = changed.values.filter { $0.isUpdated && !$0.isDeletedFlag }
-            .sorted { $0.objectID.description < $1.objectID.description }
-        let deletedObjects = deleted.values.sorted { $0.objectID.description < $1.objectID.description }
+        let updated = pending.updates.sorted { $0.objectID.description < $1.objectID.description }
+        let deletedObjects = pending.deleted.values.sorted { $0.objectID.description < $1.objectID.description }
         var pending: [InspectedObject] = []
         let limit = max(0, pendingChangeLimit)
         for object in insertedObjects + updated + deletedObjects {
@@ -212,57 +154,44 @@ extension ManagedObjectContext {
             return SaveCheck(validationFailures: failures, uniquenessViolation: nil, conflicts: [], parentValues: [:],
                              mergePolicy: mergePolicy)
         }
-        let updatedObjects = changed.values.filter { $0.isUpdated && !$0.isDeletedFlag }
+        let unit = makeSaveUnit()
+        let (uniqueness, conflicts, parentValues) = parent.performAndWait { parent.dryRun(of: unit) }
+        return SaveCheck(validationFailures: failures, uniquenessViolation: uniqueness, conflicts: conflicts,
+                         parentValues: parentValues, mergePolicy: mergePolicy)
+    }
+
+    /// What receiving `unit` would meet here, without receiving it: the uniqueness clash, the
+    /// conflicts under `.error` (the same planning a save runs), and this context's current
+    /// value of each attribute and to-one the child changed. On this context's queue.
+    private func dryRun(of unit: SaveUnit) -> (SaveError?, [MergeConflict], [ObjectID: [String: InspectedValue]?]) {
         var uniqueness: SaveError?
-        do {
-            try checkUniqueness(of: inserted.values.map { $0 } + updatedObjects)
-        } catch let error as SaveError {
-            uniqueness = error
-        } catch {
-            uniqueness = .uniquenessViolation(entity: "", properties: [], message: "\(error)")
+        do { try checkUniqueness(ofIncoming: unit) } catch let error as SaveError { uniqueness = error } catch {
+            uniqueness = .storeFailure(.invalidConfiguration("\(error)"))
         }
-        let updates = updatedObjects.map {
-            PushedObject(id: $0.objectID, entity: $0.entity, values: $0.values, base: $0.baseValues)
-        }
-        // The values the parent would merge against, read on its queue (as a save would).
-        let theirs: [ObjectID: [StoredValue]?] = parent.performAndWait {
-            var found: [ObjectID: [StoredValue]?] = [:]
-            for update in updates { found[update.id] = .some(parent.snapshotForChild(update.id)?.values) }
-            return found
-        }
+        var strict = unit
+        strict.policy = .error
         var conflicts: [MergeConflict] = []
+        var held: [ManagedObject] = []
+        do { _ = try plan(strict, materializing: false, holding: &held) } catch SaveError.mergeConflict(let found) {
+            conflicts = found
+        } catch {}
         var parentValues: [ObjectID: [String: InspectedValue]?] = [:]
-        for update in updates {
-            guard case .some(.some(let current)) = theirs[update.id] else {
-                conflicts.append(MergeConflict(objectID: update.id, deletedElsewhere: true, expectedVersion: 0,
-                                               foundVersion: nil, properties: []))
-                parentValues[update.id] = .some(nil)
+        for change in unit.changes where change.kind == .update {
+            guard let current = view(of: change.id, materializing: false, holding: &held), !current.isGone else {
+                parentValues[change.id] = .some(nil)
                 continue
             }
             var values: [String: InspectedValue] = [:]
-            var clashes: [MergeConflict.PropertyConflict] = []
-            for (i, property) in update.entity.properties.enumerated()
-            where i < update.values.count && i < update.base.count && i < current.count {
-                let ours = update.values[i], base = update.base[i], parentValue = current[i]
-                if case .unloaded = ours { continue }
-                guard !ManagedObject.sameValue(ours, base) else { continue }
+            for (i, property) in change.entity.properties.enumerated()
+            where i < change.values.count && i < change.base.count && i < current.values.count {
                 // To-many changes never conflict: a save applies them to the parent's set.
                 if case .relationship(let r) = property, r.isToMany { continue }
-                if case .unloaded = parentValue { continue }
-                values[property.name] = InspectedValue(parentValue)
-                if !ManagedObject.sameValue(parentValue, base) && !ManagedObject.sameValue(ours, parentValue) {
-                    clashes.append(.init(property: property.name, base: base.displayString, ours: ours.displayString,
-                                         theirs: parentValue.displayString))
-                }
+                guard PropertyMerge.changedByUs(base: change.base[i], ours: change.values[i]) else { continue }
+                values[property.name] = InspectedValue(current.values[i])
             }
-            parentValues[update.id] = .some(values)
-            if !clashes.isEmpty {
-                conflicts.append(MergeConflict(objectID: update.id, deletedElsewhere: false, expectedVersion: 0,
-                                               foundVersion: nil, properties: clashes))
-            }
+            parentValues[change.id] = .some(values)
         }
-        return SaveCheck(validationFailures: failures, uniquenessViolation: uniqueness, conflicts: conflicts,
-                         parentValues: parentValues, mergePolicy: mergePolicy)
+        return (uniqueness, conflicts, parentValues)
     }
 
     private static func inspected(_ object: ManagedObject) -> InspectedObject {

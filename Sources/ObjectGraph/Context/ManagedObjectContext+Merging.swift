@@ -66,7 +66,7 @@ extension ManagedObjectContext {
         for id in deleted {
             guard let object = registeredObject(for: id), !object.isInsertedFlag else { continue }
             if object.lifecycle == .fault { markDeletedElsewhere(object) } else { object.isDeletedElsewhereFlag = true }
-            if !object.hasChanges { changed[id] = nil }
+            if !object.hasChanges { pending.forgetUpdate(of: id) }
             gone.insert(id)
         }
         // Inverse to-many lists may have changed with inserts and deletes elsewhere: reload
@@ -89,16 +89,19 @@ extension ManagedObjectContext {
         notifyChildrenOfSave(inserted: inserted, updated: updated, deleted: deleted, except: skippedChild)
     }
 
-    /// Reloads an object's committed values from this context's source and re-applies the
-    /// properties it changed locally.
-    func refreshKeepingLocalEdits(_ object: ManagedObject) {
+    /// Reloads an object's committed values from this context's source (or takes `supplied`,
+    /// what the source holds, when the caller has it) and re-applies the properties it
+    /// changed locally.
+    func refreshKeepingLocalEdits(_ object: ManagedObject, from supplied: RowSnapshot? = nil) {
         var local: [Int: StoredValue] = [:]
         for i in object.values.indices where i < object.baseValues.count
             && !ManagedObject.sameValue(object.values[i], object.baseValues[i]) {
             local[i] = object.values[i]
         }
         let snapshot: RowSnapshot?
-        if let parent {
+        if let supplied {
+            snapshot = supplied
+        } else if let parent {
             snapshot = parent.snapshotForChild(object.objectID)
         } else {
             snapshot = try? persistentStoreCoordinator.freshSnapshot(for: object.objectID, entity: object.entity)
@@ -121,7 +124,7 @@ extension ManagedObjectContext {
             }
         }
         if conflicting { object.rowVersion = oldVersion }
-        if !local.isEmpty { changed[object.objectID] = object }
+        if !local.isEmpty { pending.noteUpdate(object) }
     }
 
     /// Tells the children that merge automatically what changed here (except the child that

@@ -122,10 +122,7 @@ extension ManagedObjectContext {
             let old = object.objectID
             object.objectID = permanent
             if retainsRegisteredObjects, let o = retained.removeValue(forKey: old) { retained[permanent] = o }
-            guard movingPendingChanges else { continue }
-            if let o = inserted.removeValue(forKey: old) { inserted[permanent] = o }
-            if let o = changed.removeValue(forKey: old) { changed[permanent] = o }
-            if let o = deleted.removeValue(forKey: old) { deleted[permanent] = o }
+            if movingPendingChanges { pending.rekey(old, to: permanent) }
         }
     }
 

@@ -90,6 +90,9 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
     /// Children, held weakly, so saves can re-key and refresh them. Guarded by its mutex
     /// (children register from any thread).
     let childrenStorage = Mutex<[WeakContext]>([])
+    /// Orders the saves through to the store (`saveToStore()`, `save(into:)`) of the contexts
+    /// whose root this is: one at a time, in arrival order. Used on root contexts only.
+    let saveThroughGate = AsyncSerialGate()
     /// Subscribers of `changes`. Guarded by its mutex.
     let changeSubscribers = Mutex<[UUID: AsyncStream<ChangeSet>.Continuation]>([:])
 
@@ -102,17 +105,8 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
     var pendingRowReleases: [ObjectID] = []
     /// Temporary IDs of objects that became permanent, so the old ID keeps resolving here.
     var aliases: [ObjectID: ObjectID] = [:]
-    /// Pending changes hold their objects strongly, so unsaved changes cannot vanish.
-    var inserted: [ObjectID: ManagedObject] = [:]
-    /// Inserted objects in insertion order (some may since be deleted or saved): saves
-    /// write in this order, so primary keys follow it.
-    var insertionOrder: [ManagedObject] = []
-    var changed: [ObjectID: ManagedObject] = [:]
-    var deleted: [ObjectID: ManagedObject] = [:]
-    /// Deleted objects whose delete rules have not run yet (they run at processPendingChanges).
-    var deletesToPropagate: [ManagedObject] = []
-    /// IDs changed since the last ObjectsDidChange notification.
-    var unprocessed = UnprocessedChanges()
+    /// The unsaved changes (queue-owned): one value, cleared in one way.
+    var pending = PendingChanges()
 
     /// A context whose parent is the coordinator: its saves write to the store.
     public init(_ concurrencyType: ConcurrencyType, coordinator: PersistentStoreCoordinator, name: String? = nil) {
@@ -242,7 +236,11 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
     /// Runs `block` on the context's queue and returns its value, rethrowing its error.
     ///
     /// The result must be `Sendable`: return object IDs or values, never managed objects.
-    public func perform<T: Sendable, E: Error>(
+    /// With `.immediate` (the default), a caller already on the context's queue (main-actor
+    /// code and a `.mainQueue` context) runs the block inline, ahead of blocks scheduled
+    /// earlier; `.enqueued` always waits its turn. The function runs on the caller's executor
+    /// (`nonisolated(nonsending)`), so that check sees where the caller really is.
+    public nonisolated(nonsending) func perform<T: Sendable, E: Error>(
         schedule: ScheduledTaskType = .immediate,
         _ block: @escaping @Sendable () throws(E) -> T
     ) async throws(E) -> T {

@@ -134,7 +134,7 @@ public final class PersistentStoreCoordinator: Sendable {
         var request = request
         request.resolveTemporaryID = { [weak self] id in self?.permanentID(for: id) }
         let result = try store.save(request)
-        rowCache.apply(written: result.written, deleted: result.deleted)
+        rowCache.apply(written: result.written.mapValues(\.cacheable), deleted: result.deleted)
         for (id, row) in result.rolledBack {
             if let row { rowCache.store([(id, row)]) } else { rowCache.invalidate(id) }
         }

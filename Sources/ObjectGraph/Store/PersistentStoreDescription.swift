@@ -34,6 +34,10 @@ public struct PersistentStoreDescription: Sendable {
     /// How often the watcher checks the file (SQLite's `data_version`, a read of shared
     /// memory: cheap). The delay before a remote change is announced is at most this.
     public var remoteChangeCheckInterval: TimeInterval = 0.02
+    /// The SQLite VFS every connection of the store opens the file with (nil: SQLite's
+    /// default). For a VFS registered with `sqlite3_vfs_register`: encryption, compression,
+    /// or a test VFS that fails writes on demand.
+    public var vfsName: String?
 
     /// An SQLite file store.
     public static func sqlite(at url: URL, busyTimeout: TimeInterval = 5, recordsHistory: Bool = false,

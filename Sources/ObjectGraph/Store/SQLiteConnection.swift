@@ -11,12 +11,12 @@ final class SQLiteConnection {
     let busyTimeout: TimeInterval
     private var statements: [String: SQLiteStatement] = [:]
 
-    init(path: String, readOnly: Bool, create: Bool, busyTimeout: TimeInterval) throws {
+    init(path: String, readOnly: Bool, create: Bool, busyTimeout: TimeInterval, vfs: String? = nil) throws {
         var db: OpaquePointer?
         var flags = SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_URI
         flags |= readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE
         if create && !readOnly { flags |= SQLITE_OPEN_CREATE }
-        let rc = sqlite3_open_v2(path, &db, flags, nil)
+        let rc = sqlite3_open_v2(path, &db, flags, vfs)
         guard rc == SQLITE_OK, let db else {
             let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
             if let db { sqlite3_close_v2(db) }

@@ -33,177 +33,24 @@ extension SQLiteStore {
     }
 
     /// Writes a save in one transaction: all of it, or nothing (the transaction rolls back on
-    /// any error, conflicts and uniqueness violations included).
+    /// any error, conflicts and uniqueness violations included). See ``SQLiteSaveTransaction``.
     func save(_ request: SaveRequest) throws -> SaveResult {
         try pool.write { db in
-            do {
-                return try db.transaction { try write(request, in: db) }
-            } catch let error as StoreError {
-                throw Self.translate(error, model: model)
+            try db.transaction {
+                var transaction = SQLiteSaveTransaction(store: self, request: request, db: db)
+                return try transaction.run()
             }
         }
     }
 
-    private func write(_ request: SaveRequest, in db: SQLiteConnection) throws -> SaveResult {
-        var result = SaveResult()
-        var history: [HistoryRecord] = []
-        // Built only when the store records history (changed property names cost a pass).
-        func record(_ make: @autoclosure () -> HistoryRecord) { if recordsHistory { history.append(make()) } }
-        // Permanent keys for the inserts that do not have one yet.
-        let needKeys = Dictionary(grouping: request.inserts.filter { $0.id.isTemporaryID }, by: \.entity)
-        for (entity, inserts) in needKeys {
-            guard let range = try reservePrimaryKeys(entity, count: inserts.count, in: db) else { continue }
-            for (insert, pk) in zip(inserts, range) {
-                result.permanentIDs[insert.id] = ObjectID(entityName: entity, key: .permanent(store: identifier, primaryKey: pk))
-            }
-        }
-        // Upserts: under the trump policies, an insert whose unique key already exists in the
-        // store becomes that row (ours updates it, or the store's row is adopted as is).
-        var upserts: [ObjectID: RowSnapshot] = [:]
-        let trumps: Set<MergePolicy> = [.mergeByPropertyObjectTrump, .mergeByPropertyStoreTrump, .overwrite, .rollback]
-        if trumps.contains(request.mergePolicy) {
-            for insert in request.inserts {
-                guard let entity = model.entity(named: insert.entity), !entity.uniquenessIndices.isEmpty,
-                      let (pk, row) = try existingRow(matchingUniqueKeysOf: insert.values, entity: entity, in: db)
-                else { continue }
-                result.permanentIDs[insert.id] = ObjectID(entityName: insert.entity, key: .permanent(store: identifier, primaryKey: pk))
-                upserts[insert.id] = row
-            }
-        }
-        func permanent(_ id: ObjectID) throws -> ObjectID {
-            if !id.isTemporaryID { return id }
-            if let p = result.permanentIDs[id] ?? request.resolveTemporaryID(id) { return p }
-            throw SaveError.temporaryIDOutsideHierarchy(id)
-        }
-        func resolved(_ values: [StoredValue]) throws -> [StoredValue] {
-            var out = values
-            for i in out.indices {
-                switch out[i] {
-                case .reference(let id): out[i] = .reference(try permanent(id))
-                case .references(let ids): out[i] = .references(try ids.map(permanent))
-                default: break
-                }
-            }
-            return out
-        }
-
-        for insert in request.inserts {
-            guard let entity = model.entity(named: insert.entity) else { continue }
-            let table = table(for: entity)
-            let id = try permanent(insert.id)
-            let values = try resolved(insert.values)
-            if let existing = upserts[insert.id], let pk = id.primaryKey {
-                if request.mergePolicy == .mergeByPropertyStoreTrump || request.mergePolicy == .rollback {
-                    result.rolledBack[id] = existing      // the store's row wins; we adopt it
-                } else {
-                    guard try runUpdate(table, pk: pk, values: values, expected: existing.version, in: db) else {
-                        throw StoreError.busy(path: path, timeout: busyTimeout)
-                    }
-                    result.written[id] = RowSnapshot(values: values.map { Self.cacheable($0) }, version: existing.version + 1)
-                    record(HistoryRecord(entity: entity.name, primaryKey: pk, kind: .update,
-                                                 updated: Self.changedProperties(values, from: existing.values, entity: entity)))
-                }
-                continue
-            }
-            let statement = try db.statement(table.insertSQL)
-            statement.bind(.int(id.primaryKey ?? 0), at: 1)
-            for (n, column) in table.columns.enumerated() { statement.bind(values[column.index], at: Int32(n + 2)) }
-            try statement.run()
-            try writeToMany(entity: entity, ownerKey: id.primaryKey ?? 0, values: values, base: nil, in: db)
-            result.written[id] = RowSnapshot(values: values.map { Self.cacheable($0) }, version: 1)
-            record(HistoryRecord(entity: entity.name, primaryKey: id.primaryKey ?? 0, kind: .insert))
-        }
-
-        var conflicts: [MergeConflict] = []
-        for update in request.updates {
-            guard let entity = model.entity(named: update.entity), let pk = update.id.primaryKey else { continue }
-            let table = table(for: entity)
-            var values = try resolved(update.values)
-            var expected = update.expectedVersion
-            let changedColumns = table.columns.indices.filter { n in
-                let i = table.columns[n].index
-                return i >= update.base.count || !ManagedObject.sameValue(update.values[i], update.base[i])
-            }
-            if try !runUpdate(table, pk: pk, values: values, expected: expected, only: changedColumns, in: db) {
-                // Conflict: the row changed or vanished since the context read it.
-                let theirs = try currentRow(pk: pk, table: table, in: db)
-                guard let theirs else {
-                    if request.mergePolicy == .error {
-                        conflicts.append(MergeConflict(objectID: update.id, deletedElsewhere: true,
-                                                       expectedVersion: expected, foundVersion: nil, properties: []))
-                    } else {
-                        result.rolledBack[update.id] = .some(nil)
-                    }
-                    continue
-                }
-                switch request.mergePolicy {
-                case .error:
-                    conflicts.append(Self.conflict(update, theirs: theirs, entity: entity))
-                    continue
-                case .rollback:
-                    result.rolledBack[update.id] = theirs
-                    continue
-                case .overwrite:
-                    break
-                case .mergeByPropertyObjectTrump, .mergeByPropertyStoreTrump:
-                    var merged = theirs.values
-                    for i in values.indices where i < merged.count && i < update.base.count {
-                        let oursChanged = !ManagedObject.sameValue(values[i], update.base[i])
-                        let theirsChanged = !ManagedObject.sameValue(merged[i], update.base[i])
-                        if case .unloaded = values[i] { continue }
-                        if oursChanged && (request.mergePolicy == .mergeByPropertyObjectTrump || !theirsChanged) {
-                            merged[i] = values[i]
-                        }
-                    }
-                    values = merged
-                }
-                expected = theirs.version
-                guard try runUpdate(table, pk: pk, values: values, expected: expected, in: db) else {
-                    throw StoreError.busy(path: path, timeout: busyTimeout)
-                }
-            }
-            try writeToMany(entity: entity, ownerKey: pk, values: values, base: update.base, in: db)
-            result.written[update.id] = RowSnapshot(values: values.map { Self.cacheable($0) }, version: expected + 1)
-            record(HistoryRecord(entity: entity.name, primaryKey: pk, kind: .update,
-                                         updated: Self.changedProperties(values, from: update.base, entity: entity)))
-        }
-
-        for delete in request.deletes {
-            guard let entity = model.entity(named: delete.entity), let pk = delete.id.primaryKey else { continue }
-            let table = table(for: entity)
-            let tombstone = recordsHistory ? try tombstoneValues(entity: entity, primaryKey: pk, in: db) : nil
-            let statement = try db.statement(table.deleteSQL)
-            statement.bind([.int(pk), .int(delete.expectedVersion)])
-            try statement.run()
-            if db.changes == 0 {
-                let theirs = try currentRow(pk: pk, table: table, in: db)
-                if let theirs, request.mergePolicy == .error {
-                    conflicts.append(MergeConflict(objectID: delete.id, deletedElsewhere: false,
-                                                   expectedVersion: delete.expectedVersion,
-                                                   foundVersion: theirs.version, properties: []))
-                    continue
-                }
-                if theirs != nil {
-                    let force = try db.statement("DELETE FROM \(table.table) WHERE _pk = ?")
-                    force.bind(.int(pk), at: 1)
-                    try force.run()
-                }
-            }
-            try deleteLinks(entity: entity, key: pk, in: db)
-            result.deleted.insert(delete.id)
-            record(HistoryRecord(entity: entity.name, primaryKey: pk, kind: .delete, tombstone: tombstone))
-        }
-
-        if !conflicts.isEmpty { throw SaveError.mergeConflict(conflicts) }
-        if recordsHistory && !history.isEmpty {
-            result.historyToken = try recordHistory(history, author: request.author, contextName: request.contextName, in: db)
-        }
-        return result
+    /// The permanent ID of a row of this store.
+    func objectID(_ entity: String, primaryKey: Int64) -> ObjectID {
+        ObjectID(entityName: entity, key: .permanent(store: identifier, primaryKey: primaryKey))
     }
 
     /// The row whose values of some uniqueness constraint equal `values`', if any.
-    private func existingRow(matchingUniqueKeysOf values: [StoredValue], entity: EntityDescription,
-                             in db: SQLiteConnection) throws -> (Int64, RowSnapshot)? {
+    func existingRow(matchingUniqueKeysOf values: [StoredValue], entity: EntityDescription,
+                     in db: SQLiteConnection) throws -> (Int64, RowSnapshot)? {
         let table = table(for: entity)
         for group in entity.uniquenessIndices {
             let key = group.map { values[$0] }
@@ -220,10 +67,27 @@ extension SQLiteStore {
         return nil
     }
 
+    /// The uniqueness constraint of `entity` (property indices) whose values another row than
+    /// `pk` already has, if any: what a UNIQUE failure was about, found without parsing
+    /// SQLite's message.
+    func uniquenessGroup(clashingWith values: [StoredValue], entity: EntityDescription, excluding pk: Int64,
+                         in db: SQLiteConnection) throws -> [Int]? {
+        for group in entity.uniquenessIndices {
+            let key = group.map { values[$0] }
+            if key.contains(where: \.isNull) { continue }
+            let condition = group.map { "\(SQLSchema.quote(entity.properties[$0].name)) = ?" }.joined(separator: " AND ")
+            let statement = try db.statement("SELECT 1 FROM \(table(for: entity).table) WHERE \(condition) AND _pk <> ? LIMIT 1")
+            defer { statement.reset() }
+            statement.bind(key + [.int(pk)])
+            if try statement.step() { return group }
+        }
+        return nil
+    }
+
     /// Writes the row if its version is still `expected`: every column, or only `columns`
     /// (positions in `table.columns`), the ones the save changed.
-    private func runUpdate(_ table: EntityTable, pk: Int64, values: [StoredValue], expected: Int64,
-                           only columns: [Int]? = nil, in db: SQLiteConnection) throws -> Bool {
+    func runUpdate(_ table: EntityTable, pk: Int64, values: [StoredValue], expected: Int64,
+                   only columns: [Int]? = nil, in db: SQLiteConnection) throws -> Bool {
         let statement: SQLiteStatement
         let written = columns ?? Array(table.columns.indices)
         if columns == nil {
@@ -242,7 +106,7 @@ extension SQLiteStore {
         return db.changes > 0
     }
 
-    private func currentRow(pk: Int64, table: EntityTable, in db: SQLiteConnection) throws -> RowSnapshot? {
+    func currentRow(pk: Int64, table: EntityTable, in db: SQLiteConnection) throws -> RowSnapshot? {
         let statement = try db.statement("SELECT \(table.selectList) FROM \(table.table) t0 WHERE t0._pk = ?")
         defer { statement.reset() }
         statement.bind(.int(pk), at: 1)
@@ -250,7 +114,7 @@ extension SQLiteStore {
     }
 
     /// Many-to-many links and ordered positions, written from the values that changed.
-    private func writeToMany(entity: EntityDescription, ownerKey: Int64, values: [StoredValue],
+    func writeToMany(entity: EntityDescription, ownerKey: Int64, values: [StoredValue],
                              base: [StoredValue]?, in db: SQLiteConnection) throws {
         for index in entity.relationshipIndices {
             guard let rel = entity.relationshipDescription(at: index), rel.isToMany,
@@ -293,7 +157,7 @@ extension SQLiteStore {
         }
     }
 
-    private func deleteLinks(entity: EntityDescription, key: Int64, in db: SQLiteConnection) throws {
+    func deleteLinks(entity: EntityDescription, key: Int64, in db: SQLiteConnection) throws {
         for rel in entity.relationships where rel.isToMany {
             if case .joinTable(let join, let owner, _) = SQLSchema.mapping(of: rel, in: entity, model: model) {
                 let statement = try db.statement("DELETE FROM \(join) WHERE \(owner) = ?")
@@ -307,38 +171,5 @@ extension SQLiteStore {
                 try statement.run()
             }
         }
-    }
-
-    /// Row cache snapshots keep to-many relationships unloaded: their truth is in other rows.
-    static func cacheable(_ value: StoredValue) -> StoredValue {
-        if case .references = value { return .unloaded }
-        return value
-    }
-
-    static func conflict(_ update: SaveRequest.Update, theirs: RowSnapshot, entity: EntityDescription) -> MergeConflict {
-        var properties: [MergeConflict.PropertyConflict] = []
-        for (i, property) in entity.properties.enumerated() where i < update.values.count && i < theirs.values.count {
-            if case .relationship(let r) = property, r.isToMany { continue }
-            let ours = update.values[i], base = i < update.base.count ? update.base[i] : .null, their = theirs.values[i]
-            if ours != base && their != base && ours != their {
-                properties.append(.init(property: property.name, base: base.displayString,
-                                        ours: ours.displayString, theirs: their.displayString))
-            }
-        }
-        return MergeConflict(objectID: update.id, deletedElsewhere: false, expectedVersion: update.expectedVersion,
-                             foundVersion: theirs.version, properties: properties)
-    }
-
-    /// A UNIQUE constraint failure becomes a uniqueness violation naming the properties.
-    static func translate(_ error: StoreError, model: ManagedObjectModel) -> Error {
-        guard case .sqlite(let code, let message, _) = error, code == 2067 /* SQLITE_CONSTRAINT_UNIQUE */ else {
-            return error
-        }
-        // "UNIQUE constraint failed: Client.email, Client.name"
-        let detail = message.components(separatedBy: ": ").last ?? message
-        let pairs = detail.components(separatedBy: ", ").map { $0.components(separatedBy: ".") }
-        let entity = pairs.first?.first ?? "object"
-        let properties = pairs.compactMap { $0.count == 2 ? $0[1] : nil }
-        return SaveError.uniquenessViolation(entity: entity, properties: properties, message: message)
     }
 }

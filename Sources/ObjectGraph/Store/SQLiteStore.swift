@@ -15,6 +15,8 @@ final class SQLiteStore: Sendable {
     let tables: [String: EntityTable]
     let pool: ConnectionPool
     let busyTimeout: TimeInterval
+    /// The VFS every connection opens the file with (nil: the default).
+    let vfs: String?
     /// How many read queries ran: lets tests prove that firing faults from the row cache
     /// and reading fetched objects run no SQL.
     let readQueryCount = Atomic<Int>(0)
@@ -27,6 +29,8 @@ final class SQLiteStore: Sendable {
     init(_ description: PersistentStoreDescription, model: ManagedObjectModel) throws {
         self.model = model
         self.busyTimeout = description.busyTimeout
+        self.vfs = description.vfsName
+        let vfs = description.vfsName
         var tables: [String: EntityTable] = [:]
         for entity in model.entities { tables[entity.name] = EntityTable(entity: entity) }
         self.tables = tables
@@ -48,17 +52,18 @@ final class SQLiteStore: Sendable {
             // database and deletes the WAL, so a refusal by the writer below would still
             // change the file. A read-only connection never checkpoints: it decides first.
             let inspector = try SQLiteConnection(path: path, readOnly: true, create: false,
-                                                 busyTimeout: description.busyTimeout)
+                                                 busyTimeout: description.busyTimeout, vfs: vfs)
             _ = try Self.inspectSchema(inspector, model: model)
         }
-        let writer = try SQLiteConnection(path: path, readOnly: false, create: true, busyTimeout: description.busyTimeout)
+        let writer = try SQLiteConnection(path: path, readOnly: false, create: true, busyTimeout: description.busyTimeout,
+                                          vfs: vfs)
         self.identifier = try Self.prepareSchema(writer, model: model, isMemory: isMemory)
         self.recordsHistory = try Self.prepareHistory(writer, requested: description.recordsHistory)
         let timeout = description.busyTimeout
         self.pool = ConnectionPool(
             writer: writer, maxReaders: max(1, description.maxReaders),
             makeReader: isMemory ? nil : {
-                let reader = try SQLiteConnection(path: path, readOnly: true, create: false, busyTimeout: timeout)
+                let reader = try SQLiteConnection(path: path, readOnly: true, create: false, busyTimeout: timeout, vfs: vfs)
                 try reader.execute("PRAGMA query_only = 1")
                 return reader
             })

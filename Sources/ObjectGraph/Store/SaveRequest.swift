@@ -37,7 +37,8 @@ struct SaveRequest: Sendable {
 struct SaveResult: Sendable {
     /// Temporary ID → permanent ID of each inserted object.
     var permanentIDs: [ObjectID: ObjectID] = [:]
-    /// The rows as written (IDs permanent), with their new versions.
+    /// The rows as written (IDs permanent, to-many relationships as written), with their new
+    /// versions.
     var written: [ObjectID: RowSnapshot] = [:]
     /// Objects whose changes the `.rollback` policy dropped, with the store's row (nil:
     /// deleted elsewhere).

@@ -1,3 +1,4 @@
+import CSQLite
 import Foundation
 
 /// Why a store could not be opened, read or written. Each case says what to do.
@@ -19,6 +20,13 @@ public enum StoreError: Error, CustomStringConvertible, Sendable, Equatable {
     case invalidConfiguration(String)
     /// SQLite reported an error.
     case sqlite(code: Int32, message: String, sql: String?)
+
+    /// SQLite's extended result code of a `.sqlite` error (``SQLiteResultCode`` names the
+    /// ones ObjectGraph acts on).
+    public var resultCode: Int32? {
+        if case .sqlite(let code, _, _) = self { return code }
+        return nil
+    }
 
     public var code: Int {
         switch self {
@@ -53,4 +61,20 @@ public enum StoreError: Error, CustomStringConvertible, Sendable, Equatable {
             return "SQLite error \(code): \(message)" + (sql.map { " in \($0)" } ?? "")
         }
     }
+}
+
+/// SQLite result codes ObjectGraph acts on, by name (never by number or message text). The
+/// extended codes are built as sqlite3.h builds them, whose macros Swift does not import.
+public enum SQLiteResultCode {
+    /// A UNIQUE constraint failed (`SQLITE_CONSTRAINT_UNIQUE`).
+    public static let constraintUnique: Int32 = SQLITE_CONSTRAINT | (8 << 8)
+    /// A PRIMARY KEY constraint failed (`SQLITE_CONSTRAINT_PRIMARYKEY`).
+    public static let constraintPrimaryKey: Int32 = SQLITE_CONSTRAINT | (6 << 8)
+    /// The disk is full, or a size limit was reached (`SQLITE_FULL`).
+    public static let full: Int32 = SQLITE_FULL
+    /// An I/O error (`SQLITE_IOERR`, primary code).
+    public static let ioError: Int32 = SQLITE_IOERR
+
+    /// The primary code of an extended result code (`SQLITE_IOERR_WRITE` → `SQLITE_IOERR`).
+    public static func primary(_ code: Int32) -> Int32 { code & 0xff }
 }

@@ -239,8 +239,7 @@ struct StackSnapshotter: Sendable {
     static func describe(_ conflict: MergeConflict) -> String {
         if conflict.deletedElsewhere { return "\(conflict.objectID) is gone from the parent (deleted meanwhile)" }
         return "\(conflict.objectID): " + conflict.properties.map {
-            "\($0.property) is \(Dashboard.shown($0.theirs)) in the parent now (was \(Dashboard.shown($0.base)) when read; "
-                + "pending \(Dashboard.shown($0.ours)))"
+            "\($0.property) is \($0.theirs) in the parent now (was \($0.base) when read; pending \($0.ours))"
         }.joined(separator: "; ")
     }
 

@@ -101,12 +101,16 @@ extension SQLiteStore {
         do {
             return try pool.write { db in try db.transaction { try body(db) } }
         } catch let error as StoreError {
-            switch Self.translate(error, model: model) {
-            case SaveError.uniquenessViolation(let entity, let properties, let message):
-                throw BatchError.uniquenessViolation(entity: entity, properties: properties, message: message)
-            default:
+            guard case .sqlite(let code, let message, _) = error, code == SQLiteResultCode.constraintUnique else {
                 throw BatchError.storeFailure(error)
             }
+            // SQLite's message ("UNIQUE constraint failed: Client.email") is the only place
+            // a batch learns the columns from; saves find them by lookup instead.
+            let detail = message.components(separatedBy: ": ").last ?? message
+            let pairs = detail.components(separatedBy: ", ").map { $0.components(separatedBy: ".") }
+            throw BatchError.uniquenessViolation(entity: pairs.first?.first ?? "object",
+                                                 properties: pairs.compactMap { $0.count == 2 ? $0[1] : nil },
+                                                 message: message)
         }
     }
 }

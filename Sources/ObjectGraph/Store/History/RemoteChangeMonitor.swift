@@ -23,7 +23,8 @@ final class RemoteChangeMonitor: @unchecked Sendable {
     init(store: SQLiteStore, interval: TimeInterval, busyTimeout: TimeInterval) throws {
         self.store = store
         self.interval = max(0.001, interval)
-        connection = try SQLiteConnection(path: store.path, readOnly: true, create: false, busyTimeout: busyTimeout)
+        connection = try SQLiteConnection(path: store.path, readOnly: true, create: false, busyTimeout: busyTimeout,
+                                          vfs: store.vfs)
         try connection.execute("PRAGMA query_only = 1")
         // The version first: a commit landing between the two reads then changes the version
         // again, and the first check reads it (the other order could miss it until the next).

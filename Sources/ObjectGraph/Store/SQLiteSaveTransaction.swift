@@ -1,0 +1,249 @@
+import CSQLite
+import Foundation
+
+/// One root save written to SQLite, inside the transaction the store opened for it: the
+/// inserts, then the updates, then the deletes, then the history record. Any error leaves
+/// the transaction to be rolled back: all of the save, or nothing.
+///
+/// Optimistic locking: an update or delete names the row version its context read
+/// (`UPDATE … WHERE _pk = ? AND _version = ?`); a row found at another version is a
+/// conflict, resolved per property by the request's merge policy (``PropertyMerge``).
+struct SQLiteSaveTransaction {
+    let store: SQLiteStore
+    let request: SaveRequest
+    let db: SQLiteConnection
+    private(set) var result = SaveResult()
+    private var history: [HistoryRecord] = []
+    private var conflicts: [MergeConflict] = []
+    /// Inserts that became an existing row (an upsert under a trump policy): the row.
+    private var upserts: [ObjectID: RowSnapshot] = [:]
+
+    init(store: SQLiteStore, request: SaveRequest, db: SQLiteConnection) {
+        self.store = store
+        self.request = request
+        self.db = db
+    }
+
+    /// Writes the whole request.
+    /// - Throws: ``SaveError/mergeConflict(_:)`` (every conflict of the save),
+    ///   ``SaveError/uniquenessViolation(_:)``, ``StoreError``.
+    mutating func run() throws -> SaveResult {
+        try assignPermanentKeys()
+        try findUpserts()
+        for insert in request.inserts { try write(insert) }
+        for update in request.updates { try write(update) }
+        for delete in request.deletes { try write(delete) }
+        if !conflicts.isEmpty { throw SaveError.mergeConflict(conflicts) }
+        if store.recordsHistory && !history.isEmpty {
+            result.historyToken = try store.recordHistory(history, author: request.author,
+                                                          contextName: request.contextName, in: db)
+        }
+        return result
+    }
+
+    // MARK: Keys
+
+    /// Permanent keys for the inserts that do not have one yet, reserved in one step per entity.
+    private mutating func assignPermanentKeys() throws {
+        let needKeys = Dictionary(grouping: request.inserts.filter { $0.id.isTemporaryID }, by: \.entity)
+        for (entity, inserts) in needKeys {
+            guard let range = try store.reservePrimaryKeys(entity, count: inserts.count, in: db) else { continue }
+            for (insert, pk) in zip(inserts, range) {
+                result.permanentIDs[insert.id] = store.objectID(entity, primaryKey: pk)
+            }
+        }
+    }
+
+    /// Under the trump policies, an insert whose unique key already exists in the store
+    /// becomes that row: ours updates it, or the store's row is adopted as it is.
+    private mutating func findUpserts() throws {
+        let trumps: Set<MergePolicy> = [.mergeByPropertyObjectTrump, .mergeByPropertyStoreTrump, .overwrite, .rollback]
+        guard trumps.contains(request.mergePolicy) else { return }
+        for insert in request.inserts {
+            guard let entity = store.model.entity(named: insert.entity), !entity.uniquenessIndices.isEmpty,
+                  let (pk, row) = try store.existingRow(matchingUniqueKeysOf: insert.values, entity: entity, in: db)
+            else { continue }
+            result.permanentIDs[insert.id] = store.objectID(insert.entity, primaryKey: pk)
+            upserts[insert.id] = row
+        }
+    }
+
+    private func permanent(_ id: ObjectID) throws -> ObjectID {
+        if !id.isTemporaryID { return id }
+        if let p = result.permanentIDs[id] ?? request.resolveTemporaryID(id) { return p }
+        throw SaveError.temporaryIDOutsideHierarchy(id)
+    }
+
+    /// The values with every reference made permanent.
+    private func resolved(_ values: [StoredValue]) throws -> [StoredValue] {
+        var out = values
+        for i in out.indices {
+            switch out[i] {
+            case .reference(let id): out[i] = .reference(try permanent(id))
+            case .references(let ids): out[i] = .references(try ids.map(permanent))
+            default: break
+            }
+        }
+        return out
+    }
+
+    private mutating func record(_ make: @autoclosure () -> HistoryRecord) {
+        if store.recordsHistory { history.append(make()) }
+    }
+
+    // MARK: Inserts
+
+    private mutating func write(_ insert: SaveRequest.Insert) throws {
+        guard let entity = store.model.entity(named: insert.entity) else { return }
+        let table = store.table(for: entity)
+        let id = try permanent(insert.id)
+        let values = try resolved(insert.values)
+        guard let pk = id.primaryKey else { throw SaveError.temporaryIDOutsideHierarchy(id) }
+        if let existing = upserts[insert.id] {
+            try writeUpsert(id: id, pk: pk, values: values, existing: existing, entity: entity, table: table)
+            return
+        }
+        let statement = try db.statement(table.insertSQL)
+        statement.bind(.int(pk), at: 1)
+        for (n, column) in table.columns.enumerated() { statement.bind(values[column.index], at: Int32(n + 2)) }
+        try uniquenessChecked(id: id, pk: pk, values: values, entity: entity) { try statement.run() }
+        try store.writeToMany(entity: entity, ownerKey: pk, values: values, base: nil, in: db)
+        result.written[id] = RowSnapshot(values: values, version: 1)
+        record(HistoryRecord(entity: entity.name, primaryKey: pk, kind: .insert))
+    }
+
+    private mutating func writeUpsert(id: ObjectID, pk: Int64, values: [StoredValue], existing: RowSnapshot,
+                                      entity: EntityDescription, table: EntityTable) throws {
+        if request.mergePolicy == .mergeByPropertyStoreTrump || request.mergePolicy == .rollback {
+            result.rolledBack[id] = existing      // the store's row wins; we adopt it
+            return
+        }
+        guard try store.runUpdate(table, pk: pk, values: values, expected: existing.version, in: db) else {
+            throw StoreError.busy(path: store.path, timeout: store.busyTimeout)
+        }
+        result.written[id] = RowSnapshot(values: values, version: existing.version + 1)
+        record(HistoryRecord(entity: entity.name, primaryKey: pk, kind: .update,
+                             updated: SQLiteStore.changedProperties(values, from: existing.values, entity: entity)))
+    }
+
+    // MARK: Updates
+
+    private mutating func write(_ update: SaveRequest.Update) throws {
+        guard let entity = store.model.entity(named: update.entity), let pk = update.id.primaryKey else { return }
+        let table = store.table(for: entity)
+        var values = try resolved(update.values)
+        var expected = update.expectedVersion
+        let changedColumns = table.columns.indices.filter { n in
+            let i = table.columns[n].index
+            return i >= update.base.count || PropertyMerge.changedByUs(base: update.base[i], ours: update.values[i])
+        }
+        let wrote = try uniquenessChecked(id: update.id, pk: pk, values: values, entity: entity) {
+            try store.runUpdate(table, pk: pk, values: values, expected: expected, only: changedColumns, in: db)
+        }
+        if !wrote {
+            // The row changed or vanished since the context read it.
+            guard let theirs = try store.currentRow(pk: pk, table: table, in: db) else {
+                if request.mergePolicy == .error {
+                    conflicts.append(MergeConflict(objectID: update.id, deletedElsewhere: true,
+                                                   expectedVersion: expected, foundVersion: nil, properties: []))
+                } else {
+                    result.rolledBack[update.id] = .some(nil)
+                }
+                return
+            }
+            guard let merged = resolveConflict(update, values: values, theirs: theirs, entity: entity) else { return }
+            values = merged
+            expected = theirs.version
+            let rewrote = try uniquenessChecked(id: update.id, pk: pk, values: values, entity: entity) {
+                try store.runUpdate(table, pk: pk, values: values, expected: expected, in: db)
+            }
+            guard rewrote else { throw StoreError.busy(path: store.path, timeout: store.busyTimeout) }
+        }
+        try store.writeToMany(entity: entity, ownerKey: pk, values: values, base: update.base, in: db)
+        result.written[update.id] = RowSnapshot(values: values, version: expected + 1)
+        record(HistoryRecord(entity: entity.name, primaryKey: pk, kind: .update,
+                             updated: SQLiteStore.changedProperties(values, from: update.base, entity: entity)))
+    }
+
+    /// The values to write over a row changed elsewhere, or nil when the policy keeps the
+    /// store's row (`.error` records the conflict, `.rollback` adopts the row).
+    private mutating func resolveConflict(_ update: SaveRequest.Update, values: [StoredValue], theirs: RowSnapshot,
+                                          entity: EntityDescription) -> [StoredValue]? {
+        switch request.mergePolicy {
+        case .error:
+            conflicts.append(Self.conflict(update, values: values, theirs: theirs, entity: entity))
+            return nil
+        case .rollback:
+            result.rolledBack[update.id] = theirs
+            return nil
+        case .overwrite:
+            return values
+        case .mergeByPropertyObjectTrump, .mergeByPropertyStoreTrump:
+            var merged = theirs.values
+            for i in merged.indices where i < values.count && i < update.base.count {
+                merged[i] = PropertyMerge.resolve(base: update.base[i], ours: values[i], theirs: merged[i],
+                                                  policy: request.mergePolicy).value
+            }
+            return merged
+        }
+    }
+
+    /// The properties changed both here and in the store's row, with its version.
+    static func conflict(_ update: SaveRequest.Update, values: [StoredValue], theirs: RowSnapshot,
+                         entity: EntityDescription) -> MergeConflict {
+        var properties: [MergeConflict.PropertyConflict] = []
+        for (i, property) in entity.properties.enumerated() where i < values.count && i < theirs.values.count {
+            if case .relationship(let r) = property, r.isToMany { continue }
+            let base = i < update.base.count ? update.base[i] : .null
+            if PropertyMerge.resolve(base: base, ours: values[i], theirs: theirs.values[i], policy: .error).isConflict {
+                properties.append(.init(property: property.name, base: base, ours: values[i], theirs: theirs.values[i]))
+            }
+        }
+        return MergeConflict(objectID: update.id, deletedElsewhere: false, expectedVersion: update.expectedVersion,
+                             foundVersion: theirs.version, properties: properties)
+    }
+
+    // MARK: Deletes
+
+    private mutating func write(_ delete: SaveRequest.Delete) throws {
+        guard let entity = store.model.entity(named: delete.entity), let pk = delete.id.primaryKey else { return }
+        let table = store.table(for: entity)
+        let tombstone = store.recordsHistory ? try store.tombstoneValues(entity: entity, primaryKey: pk, in: db) : nil
+        let statement = try db.statement(table.deleteSQL)
+        statement.bind([.int(pk), .int(delete.expectedVersion)])
+        try statement.run()
+        if db.changes == 0, let theirs = try store.currentRow(pk: pk, table: table, in: db) {
+            // Changed since read: `.error` refuses; the other policies delete it anyway.
+            if request.mergePolicy == .error {
+                conflicts.append(MergeConflict(objectID: delete.id, deletedElsewhere: false,
+                                               expectedVersion: delete.expectedVersion, foundVersion: theirs.version,
+                                               properties: []))
+                return
+            }
+            let force = try db.statement("DELETE FROM \(table.table) WHERE _pk = ?")
+            force.bind(.int(pk), at: 1)
+            try force.run()
+        }
+        try store.deleteLinks(entity: entity, key: pk, in: db)
+        result.deleted.insert(delete.id)
+        record(HistoryRecord(entity: entity.name, primaryKey: pk, kind: .delete, tombstone: tombstone))
+    }
+
+    // MARK: Uniqueness
+
+    /// Runs a write; a UNIQUE constraint it breaks becomes ``SaveError/uniquenessViolation(_:)``
+    /// naming the object and the model's constraint, found by looking the values up (never by
+    /// reading SQLite's message). A unique index the model does not declare stays a store error.
+    private func uniquenessChecked<T>(id: ObjectID, pk: Int64, values: [StoredValue], entity: EntityDescription,
+                                      _ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch let error as StoreError where error.resultCode == SQLiteResultCode.constraintUnique {
+            guard let group = try store.uniquenessGroup(clashingWith: values, entity: entity, excluding: pk, in: db)
+            else { throw SaveError.storeFailure(error) }
+            throw SaveError.uniquenessViolation(UniquenessViolation(
+                entity: entity.name, properties: group.map { entity.properties[$0].name },
+                values: group.map { InspectedValue(values[$0]) }, objectID: id))
+        }
+    }
+}

@@ -51,6 +51,21 @@ import Testing
         #expect(log.withLock { $0 } == ["first", "second"])
     }
 
+    /// SEMANTICS.md §1: `.immediate` runs inline when the caller is already on the
+    /// context's queue (main-actor code and a main-queue context), ahead of a block
+    /// scheduled before it; `.enqueued` waits behind it.
+    @MainActor @Test func immediateRunsInlineForACallerOnTheContextsQueue() async throws {
+        let context = ManagedObjectContext(.mainQueue, coordinator: try TestStack.inMemoryCoordinator())
+        let log = Mutex<[String]>([])
+        func schedule(_ entry: String) { context.perform { log.withLock { $0.append(entry) } } }
+        schedule("scheduled earlier")
+        await context.perform(schedule: .immediate) { log.withLock { $0.append("immediate") } }
+        #expect(log.withLock { $0 } == ["immediate"])
+        schedule("scheduled later")
+        await context.perform(schedule: .enqueued) { log.withLock { $0.append("enqueued") } }
+        #expect(log.withLock { $0 } == ["immediate", "scheduled earlier", "scheduled later", "enqueued"])
+    }
+
     @Test func aMainQueueContextRunsItsBlocksOnTheMainThread() async throws {
         let context = ManagedObjectContext(.mainQueue, coordinator: try TestStack.inMemoryCoordinator())
         let onMain = await context.perform { () -> Bool in

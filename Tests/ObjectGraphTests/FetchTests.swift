@@ -136,6 +136,34 @@ import Testing
         }
     }
 
+    /// SEMANTICS.md §9: a predicate over a computed property is refused, never answered
+    /// from the stored property it happens to read.
+    @Test func aPredicateOverAComputedPropertyIsUntranslatable() async throws {
+        let coordinator = try TestStack.inMemoryCoordinator()
+        let context = ManagedObjectContext(.privateQueue, coordinator: coordinator)
+        try await context.perform {
+            let client = Client(context: context)
+            client.name = "Acme"
+            let invoice = Invoice(context: context)
+            invoice.identifier = "inv-1"
+            invoice.amount = 5000
+            invoice.client = client
+            try context.save()
+            let computed: [FetchRequest<Invoice>] = [
+                FetchRequest(predicate: #Predicate { $0.isLarge }),
+                FetchRequest(predicate: #Predicate { $0.shoutedIdentifier == "INV-1" }),
+                FetchRequest(predicate: #Predicate { $0.isLarge == true && $0.amount > 0 }),
+            ]
+            for request in computed {
+                #expect(throws: FetchError.self) { _ = try context.fetch(request) }
+                #expect(throws: FetchError.self) { _ = try context.count(for: request) }
+            }
+            // A computed property that returns the stored value unchanged means the same.
+            let same = try context.fetch(FetchRequest<Invoice>(predicate: #Predicate { $0.sameIdentifier == "inv-1" }))
+            #expect(same.map(\.identifier) == ["inv-1"])
+        }
+    }
+
     @Test func caseInsensitiveSearchWorksInTheStoreAndInMemory() async throws {
         let coordinator = try await seeded()
         let context = ManagedObjectContext(.privateQueue, coordinator: coordinator)

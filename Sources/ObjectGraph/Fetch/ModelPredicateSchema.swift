@@ -12,6 +12,9 @@ struct ModelPredicateSchema: PredicateSchema {
             return [ResolvedStep(entity: entity.name, table: SQLSchema.table(entity),
                                  column: SQLSchema.primaryKeyColumn, kind: .attribute(.int64))]
         }
+        guard Self.isChain(path, in: model), model.readsStoredProperty(keyPath, path: path, from: entity) else {
+            return nil   // a computed property: it reads stored ones, but is not one
+        }
         var steps: [ResolvedStep] = []
         for step in path {
             guard let owner = model.entity(named: step.entityName), step.index < owner.properties.count else { return nil }
@@ -32,6 +35,17 @@ struct ModelPredicateSchema: PredicateSchema {
         return steps
     }
 
+    /// Whether the steps follow each other: every step but the last a to-one relationship
+    /// whose destination owns the next step.
+    private static func isChain(_ path: [PropertyStep], in model: ManagedObjectModel) -> Bool {
+        for (step, next) in zip(path, path.dropFirst()) {
+            guard let owner = model.entity(named: step.entityName), step.index < owner.properties.count,
+                  case .relationship(let r) = owner.properties[step.index], !r.isToMany,
+                  r.destinationEntityName == next.entityName else { return false }
+        }
+        return true
+    }
+
     /// The SQL expression of a sort key: a column of t0, or a correlated subquery through
     /// to-one relationships.
     func sortExpression(_ keyPath: AnyKeyPath, from entityName: String) -> String? {
@@ -46,5 +60,44 @@ struct ModelPredicateSchema: PredicateSchema {
         guard steps.count == 2, case .toOne(let destination) = steps[0].kind,
               let dest = model.entity(named: destination) else { return nil }
         return "(SELECT \(column("s1")) FROM \(SQLSchema.table(dest)) s1 WHERE s1._pk = t0.\(steps[0].column))"
+    }
+}
+
+extension ManagedObjectModel {
+    /// Whether `keyPath` reads the stored attribute its path ends with, rather than a
+    /// computed property over it (`var isLarge: Bool { amount > 1000 }` reads `amount` too).
+    /// The key path is applied to the prototype twice, with two values of the attribute; a
+    /// stored property returns each as it is. An enumeration's wrapper turns a raw value that
+    /// is no case into its default, which counts as returning it too.
+    func readsStoredProperty(_ keyPath: AnyKeyPath, path: [PropertyStep], from entity: EntityDescription) -> Bool {
+        guard let last = path.last, let owner = self.entity(named: last.entityName),
+              last.index < owner.properties.count else { return false }
+        guard case .attribute(let attribute) = owner.properties[last.index] else { return true }
+        for probe in attribute.type.probeValues {
+            guard let result = prototypes.result(of: keyPath, on: entity.name, reading: probe, at: last) else {
+                return false
+            }
+            if result != probe && result != attribute.defaultValue { return false }
+        }
+        return true
+    }
+}
+
+extension AttributeType {
+    /// Two distinct values no default is likely to equal, to tell a stored attribute from a
+    /// computed property (``ManagedObjectModel/readsStoredProperty(_:path:from:)``).
+    var probeValues: [StoredValue] {
+        switch self {
+        case .string: return [.string("\u{1}og-probe-a"), .string("\u{1}og-probe-b")]
+        case .int, .int64: return [.int(73_461_298), .int(-2_901_337)]
+        case .double: return [.double(7_346_129.831), .double(-0.000_731)]
+        case .bool: return [.bool(true), .bool(false)]
+        case .date: return [.date(Date(timeIntervalSince1970: 1_234_567.891)), .date(Date(timeIntervalSince1970: -86_401))]
+        case .decimal: return [.decimal(Decimal(string: "73461.29831") ?? 1), .decimal(Decimal(string: "-0.007") ?? 2)]
+        case .uuid:
+            return [UUID(uuidString: "0B5E5A9C-8F1D-4C1A-9E52-6F0D2C9A1B01"), UUID(uuidString: "7D2A1C3E-0000-4000-8000-0000000000FF")]
+                .compactMap { $0 }.map { .uuid($0) }
+        case .data: return [.data(Data([0x6f, 0x67, 0x01])), .data(Data([0x02]))]
+        }
     }
 }

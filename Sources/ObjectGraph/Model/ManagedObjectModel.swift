@@ -234,6 +234,27 @@ final class PrototypeRegistry: @unchecked Sendable {
         }
     }
 
+    /// Applies `keyPath` to the prototype of `entityName` while reads of `step` return
+    /// `value`, and returns what the key path returned, as a stored value (nil when it is not
+    /// an attribute value): a stored attribute gives the value back, a computed property
+    /// something else.
+    func result(of keyPath: AnyKeyPath, on entityName: String, reading value: StoredValue,
+                at step: PropertyStep) -> StoredValue? {
+        lock.withLock {
+            guard let proto = prototypes[entityName], let probed = prototypes[step.entityName] else { return nil }
+            let state = ThreadState.current
+            let saved = (state.probe, state.recordingRegistry)
+            state.probe = (ObjectIdentifier(probed), step.index, value)
+            state.recordingRegistry = self
+            defer { (state.probe, state.recordingRegistry) = saved }
+            func open<Root>(_: Root.Type) -> StoredValue? {
+                guard let typed = keyPath as? PartialKeyPath<Root>, let root = proto as? Root else { return nil }
+                return (root[keyPath: typed] as? any AttributeValue)?.storedValueBox.value
+            }
+            return _openExistential(type(of: keyPath).rootType, do: open)
+        }
+    }
+
     /// Applies `keyPath` to the prototype and tells whether it returned the prototype's ID.
     func readsObjectID(_ keyPath: AnyKeyPath, on entityName: String) -> Bool {
         lock.withLock {

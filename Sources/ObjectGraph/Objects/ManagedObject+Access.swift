@@ -73,6 +73,7 @@ extension ManagedObject {
     private func prototypeRead(at index: Int) -> StoredValue {
         let state = ThreadState.current
         state.recordedPath?.append((ObjectIdentifier(self), index))
+        if let probe = state.probe, probe.prototype == ObjectIdentifier(self), probe.index == index { return probe.value }
         return .null
     }
 

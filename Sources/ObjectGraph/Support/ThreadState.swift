@@ -35,6 +35,8 @@ final class ThreadState {
     /// `performAndWait` inside another context's block runs on the same thread, and both
     /// contexts' objects may be used there.
     var activeContexts: [ObjectIdentifier] = []
+    /// While a key path is probed: the prototype and property whose reads return `value`.
+    var probe: (prototype: ObjectIdentifier, index: Int, value: StoredValue)? = nil
     /// The registry recording `recordedPath`.
     var recordingRegistry: PrototypeRegistry? = nil
 

@@ -34,6 +34,13 @@ final class Invoice: ManagedObject {
     @Relationship(isRequired: true) var client: Client?
 
     override class var uniquenessConstraints: [[AnyKeyPath]] { [[\Invoice.identifier]] }
+
+    /// Computed, not stored: predicates over it cannot be translated to SQL.
+    var isLarge: Bool { amount > 1000 }
+    /// Computed from a stored string of the same type.
+    var shoutedIdentifier: String { identifier.uppercased() }
+    /// Reads the stored value unchanged: as good as the stored property.
+    var sameIdentifier: String { identifier }
 }
 
 final class Tag: ManagedObject {

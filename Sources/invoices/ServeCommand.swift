@@ -23,6 +23,10 @@ struct ServeCommand: AsyncParsableCommand {
                                             valueName: "immediate|deferred=SECONDS"))
     var persist = "immediate"
 
+    @Option(name: .long, help: ArgumentHelp("How long a save waits for another process's lock on the file before it answers 503.",
+                                            valueName: "SECONDS"))
+    var busyTimeout: Double = 5
+
     @Flag(name: .long, help: "Do not fill an empty database with demo data.")
     var noDemoData = false
 
@@ -40,12 +44,15 @@ struct ServeCommand: AsyncParsableCommand {
             throw ValidationError("--persist must be immediate or deferred=SECONDS with SECONDS between 0 and 3600 (got \"\(persist)\"), e.g. --persist deferred=5.")
         }
         guard !db.isEmpty else { throw ValidationError("--db must name a file, e.g. --db invoices.sqlite.") }
+        guard busyTimeout.isFinite, (0...600).contains(busyTimeout) else {
+            throw ValidationError("--busy-timeout must be between 0 and 600 seconds (got \(busyTimeout)).")
+        }
     }
 
     func run() async throws {
         guard let mode = PersistMode(argument: persist) else { throw ExitCode(64) }
         let configuration = ServerConfiguration(
-            databaseURL: URL(fileURLWithPath: db), host: host, port: port, persist: mode,
+            databaseURL: URL(fileURLWithPath: db), host: host, port: port, persist: mode, busyTimeout: busyTimeout,
             seedsDemoData: !noDemoData, inspectorToken: inspectorToken)
         do {
             // Unbuffered, so "Serving http://…" shows at once even when stdout is a pipe.

@@ -1,8 +1,9 @@
 import Foundation
+import Logging
 import ObjectGraph
 import Synchronization
 
-/// The contexts of the Invoices application over one SQLite file (see shared/DESIGN.md):
+/// The contexts of the Invoices application over one SQLite file (see ARCHITECTURE.md):
 ///
 /// ```
 /// scratchpads (private, children of main) ──save──▶ main (main queue) ──▶ writer (private, root) ──▶ store
@@ -12,7 +13,8 @@ import Synchronization
 /// - ``writer``: the root context. Its saves are the only ones of the nested chain that reach
 ///   the file, on its private queue, so disk I/O never runs on the main queue.
 /// - ``main``: every page reads here (``clientPage(_:)`` and friends run on it).
-/// - ``newScratchpad(name:)``: one per open edit form; dropping it discards the edits.
+/// - ``newScratchpad(name:)``: one per open edit form; dropping it discards the edits,
+///   ``save(_:policy:)`` saves it through main and the writer to the file as one unit.
 /// - ``newImportContext(name:)``: independent of the chain, for CSV imports and demo data;
 ///   after it saves, ``mergeImportSave(_:)`` brings the changes to writer and main.
 ///
@@ -28,10 +30,19 @@ public final class InvoicesStack: Sendable {
     public let importContexts = ContextRegistry()
     /// Counts the changes pages can see (see ``Generation``).
     let changes: DataGeneration
+    /// When the writer's changes reach the file, and the changes set aside on the way.
+    let persistence: WriterPersistence
+    let logger: Logger
 
     /// Opens (or creates) the database at `url`, creating its folder if needed.
+    /// - Parameters:
+    ///   - persist: when saves reach the file: before they are acknowledged, or in the
+    ///     writer's next flush.
+    ///   - busyTimeout: how long a write waits for another process's lock before the save
+    ///     answers "busy".
     /// - Throws: ``StackError`` saying what to do when the file cannot be used.
-    public convenience init(storeURL url: URL) throws(StackError) {
+    public convenience init(storeURL url: URL, persist: PersistMode = .immediate, busyTimeout: TimeInterval = 5,
+                            logger: Logger = Logger(label: "invoices")) throws(StackError) {
         let folder = url.deletingLastPathComponent()
         do {
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
@@ -40,16 +51,18 @@ public final class InvoicesStack: Sendable {
         }
         // History and remote-change notifications: what another process (`invoices import`)
         // commits reaches writer and main through ``startMergingRemoteChanges(as:)``.
-        try self.init(description: .sqlite(at: url, recordsHistory: true, postsRemoteChangeNotifications: true),
-                      storeURL: url)
+        try self.init(description: .sqlite(at: url, busyTimeout: busyTimeout, recordsHistory: true,
+                                           postsRemoteChangeNotifications: true),
+                      storeURL: url, persist: persist, logger: logger)
     }
 
     /// A stack over an in-memory store, for tests and previews.
-    public static func inMemory() throws(StackError) -> InvoicesStack {
-        try InvoicesStack(description: .inMemory(), storeURL: nil)
+    public static func inMemory(persist: PersistMode = .immediate) throws(StackError) -> InvoicesStack {
+        try InvoicesStack(description: .inMemory(), storeURL: nil, persist: persist, logger: Logger(label: "invoices"))
     }
 
-    private init(description: PersistentStoreDescription, storeURL: URL?) throws(StackError) {
+    private init(description: PersistentStoreDescription, storeURL: URL?, persist: PersistMode,
+                 logger: Logger) throws(StackError) {
         let model: ManagedObjectModel
         do { model = try InvoicesModel.shared.get() } catch { throw .model("\(error)") }
         let coordinator = PersistentStoreCoordinator(model: model)
@@ -66,7 +79,11 @@ public final class InvoicesStack: Sendable {
         writer = ManagedObjectContext(.privateQueue, coordinator: coordinator, name: "writer")
         writer.transactionAuthor = "dashboard"
         main = ManagedObjectContext(.mainQueue, parent: writer, name: "main")
-        changes = DataGeneration(main: main, writer: writer, coordinator: coordinator, storePath: storeURL?.path)
+        let changes = DataGeneration(main: main, writer: writer, coordinator: coordinator, storePath: storeURL?.path)
+        self.changes = changes
+        self.logger = logger
+        persistence = WriterPersistence(mode: persist, writer: writer, main: main, logger: logger,
+                                        onChange: { changes.bump() })
     }
 
     /// The consumer merging other processes' commits, once started.
@@ -109,8 +126,8 @@ public final class InvoicesStack: Sendable {
     /// under it.
     public var generation: Generation { changes.current }
 
-    /// A new edit scratchpad: a private-queue child of ``main``. Its save goes into main (not
-    /// to disk); save main, then the writer, to persist.
+    /// A new edit scratchpad: a private-queue child of ``main``. Save it with
+    /// ``save(_:policy:)``: through main and the writer to the file, as one unit.
     public func newScratchpad(name: String? = nil) -> ManagedObjectContext {
         main.newChildContext(name: name ?? "scratchpad")
     }

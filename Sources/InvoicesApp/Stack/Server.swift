@@ -9,7 +9,12 @@ public enum Server {
     /// - Returns: the stack and whether demo data was inserted.
     public static func prepare(_ configuration: ServerConfiguration) async throws(ServerError) -> (InvoicesStack, seeded: Bool) {
         let stack: InvoicesStack
-        do { stack = try InvoicesStack(storeURL: configuration.databaseURL) } catch { throw .stack(error) }
+        do {
+            stack = try InvoicesStack(storeURL: configuration.databaseURL, persist: configuration.persist,
+                                      busyTimeout: configuration.busyTimeout)
+        } catch {
+            throw .stack(error)
+        }
         var seeded = false
         if configuration.seedsDemoData {
             do { seeded = try await stack.seedDemoDataIfEmpty() } catch { throw .seeding("\(error)") }
@@ -19,7 +24,9 @@ public enum Server {
 
     /// Serves the dashboard until SIGINT or SIGTERM, then stops the server and flushes the
     /// writer to disk.
-    /// - Throws: ``ServerError`` when the database, the resources or the port cannot be used.
+    /// - Throws: ``ServerError`` when the database, the resources or the port cannot be used,
+    ///   and ``ServerError/changesNotOnDisk(_:)`` when acknowledged changes did not reach the
+    ///   file by the end.
     public static func run(_ configuration: ServerConfiguration,
                            log: @Sendable (String) -> Void = { print($0) }) async throws(ServerError) {
         let (stack, seeded) = try await prepare(configuration)
@@ -33,7 +40,7 @@ public enum Server {
         let server: DashboardServer
         do {
             server = try DashboardServer(stack: stack, host: configuration.host, port: configuration.port,
-                                         resources: resources, persist: configuration.persist,
+                                         resources: resources,
                                          inspectorToken: configuration.inspectorToken)
         } catch {
             throw .cannotServe("\(error)")
@@ -41,7 +48,8 @@ public enum Server {
         log("Serving http://\(configuration.host.contains(":") ? "[\(configuration.host)]" : configuration.host):\(server.port)/clients")
         let signal = await HTTPServer.terminationSignal()
         log("Signal \(signal): stopping")
-        await server.stop()
-        log("Stopped; changes are on disk.")
+        let notOnDisk = await server.stop()
+        guard notOnDisk.isEmpty else { throw .changesNotOnDisk(notOnDisk) }
+        log("Stopped; all changes are on disk.")
     }
 }

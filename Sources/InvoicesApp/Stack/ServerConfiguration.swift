@@ -7,13 +7,16 @@ public struct ServerConfiguration: Sendable, Hashable {
     /// 0 asks the system for a free port (tests).
     public var port: Int
     public var persist: PersistMode
+    /// How long a write waits for another process's lock before a save answers "busy".
+    public var busyTimeout: TimeInterval
     /// Whether an empty database gets the demo data.
     public var seedsDemoData: Bool
     /// When set, the live inspector (`/contexts`) needs this token.
     public var inspectorToken: String?
 
     public init(databaseURL: URL, host: String = "127.0.0.1", port: Int = 8080, persist: PersistMode = .immediate,
-                seedsDemoData: Bool = true, inspectorToken: String? = nil) {
+                busyTimeout: TimeInterval = 5, seedsDemoData: Bool = true, inspectorToken: String? = nil) {
+        self.busyTimeout = busyTimeout
         self.databaseURL = databaseURL
         self.host = host
         self.port = port

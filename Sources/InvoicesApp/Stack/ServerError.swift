@@ -8,6 +8,8 @@ public enum ServerError: Error, Sendable, CustomStringConvertible {
     case resourcesNotFound
     /// The server could not start (port taken, bad host, unreadable templates).
     case cannotServe(String)
+    /// The server stopped, but acknowledged changes did not reach the file.
+    case changesNotOnDisk([String])
 
     public var description: String {
         switch self {
@@ -18,6 +20,9 @@ public enum ServerError: Error, Sendable, CustomStringConvertible {
                 + "or set INVOICES_RESOURCES to the folder that holds them."
         case .cannotServe(let reason):
             return "The dashboard cannot be served: \(reason)"
+        case .changesNotOnDisk(let changes):
+            return "Stopped, but \(changes.count) acknowledged change(s) are NOT on disk:\n"
+                + changes.map { "  - \($0)" }.joined(separator: "\n")
         case .seeding(let reason):
             return "The demo data could not be written: \(reason). Start with --no-demo-data, or use another --db."
         }

@@ -4,7 +4,8 @@ import ObjectGraph
 import WebServer
 
 /// Deleting with a confirmation page: `GET /clients/{pk}/delete` says what goes (a client's
-/// invoices go with it), `POST` (with the CSRF token) deletes and saves to disk.
+/// invoices go with it), `POST` (with the CSRF token) deletes in a scratchpad and saves it
+/// through to the file like a form (``InvoicesStack/save(_:policy:)``).
 extension Dashboard {
     func addDeleteRoutes(to router: Router) {
         router.get("/clients/:pk/delete") { [self] request in try await confirmDelete(.client, request) }
@@ -57,15 +58,35 @@ extension Dashboard {
             }
             guard let object else { return nil }
             scratchpad.delete(object)
-            try scratchpad.save()
             return name
         }
         guard let name else { return notFound(kind.rawValue, visit: visit) }
-        let main = stack.main
-        try await main.perform { try main.save() }
-        try await persistence.writerChanged()
-        let noun = kind == .client ? "Client" : "Invoice"
-        sessions.setFlash("\(noun) \u{201C}\(name)\u{201D} deleted.", for: visit.session.id)
-        return .redirect(to: kind.listPath)
+        let back = "\(kind.listPath)/\(pk)"
+        switch await stack.save(scratchpad) {
+        case .saved:
+            let noun = kind == .client ? "Client" : "Invoice"
+            sessions.setFlash("\(noun) \u{201C}\(name)\u{201D} deleted.", for: visit.session.id)
+            return .redirect(to: kind.listPath)
+        case .invalid(let failures):
+            return errorPage(.unprocessableContent, title: "Not deleted",
+                             message: failures.map(\.message).joined(separator: " "), link: back, linkText: "Back", visit: visit)
+        case .duplicate(let violation):
+            return errorPage(.unprocessableContent, title: "Not deleted", message: violation.description,
+                             link: back, linkText: "Back", visit: visit)
+        case .conflict:
+            return errorPage(.conflict, title: "Changed meanwhile, not deleted",
+                             message: "Someone changed or deleted this \(kind.rawValue) while you were deciding, so nothing was deleted. Look at it again first.",
+                             link: back, linkText: "Back to the \(kind.rawValue)", visit: visit)
+        case .busy:
+            var response = errorPage(.serviceUnavailable, title: "Busy, not deleted",
+                                     message: "The database is busy: another program held it for longer than this server waits. Nothing was deleted; try again in a few seconds.",
+                                     link: back, linkText: "Back", visit: visit)
+            response.headers[.retryAfter] = "5"
+            return response
+        case .failed(let reason):
+            return errorPage(.internalServerError, title: "Not deleted",
+                             message: "Nothing was deleted: the database refused it (\(reason)).", link: back,
+                             linkText: "Back", visit: visit)
+        }
     }
 }

@@ -33,20 +33,25 @@ extension Dashboard {
 
     private func clientPage(_ request: Request) async throws -> Response {
         guard let pk = Self.primaryKey(request) else { return notFound("client", visit: visit(request)) }
+        let setAside = setAsideNotices(Client.self, pk)
+        if let insert = setAside.insert { return .redirect(to: insert.link) }
         return try await readPage(.client(pk), request, notFound: "client") { [stack] key in
             guard let detail = try await stack.clientDetail(id: pk, today: key.today) else { return nil }
             let model = ClientPage(detail, beingEdited: key.editedClients.contains(pk),
-                                   invoicesBeingEdited: Set(key.editedInvoices))
+                                   invoicesBeingEdited: Set(key.editedInvoices), setAside: setAside.notices)
             return ReadPage(template: "clients/show", title: detail.address.name, section: "clients", model: model)
         }
     }
 
     private func invoicePage(_ request: Request) async throws -> Response {
         guard let pk = Self.primaryKey(request) else { return notFound("invoice", visit: visit(request)) }
+        let setAside = setAsideNotices(Invoice.self, pk)
+        if let insert = setAside.insert { return .redirect(to: insert.link) }
         return try await readPage(.invoice(pk), request, notFound: "invoice") { [stack] key in
             guard let detail = try await stack.invoiceDetail(id: pk, today: key.today) else { return nil }
             return ReadPage(template: "invoices/show", title: "Invoice \(detail.summary.identifier)", section: "invoices",
-                            model: InvoicePage(detail, beingEdited: key.editedInvoices.contains(pk)))
+                            model: InvoicePage(detail, beingEdited: key.editedInvoices.contains(pk),
+                                               setAside: setAside.notices))
         }
     }
 }

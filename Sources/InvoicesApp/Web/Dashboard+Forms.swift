@@ -23,7 +23,7 @@ extension Dashboard {
     /// A scratchpad for a form. It does not merge main's later saves: it keeps the values
     /// the visitor was shown as their base, so a save after someone else changed the same
     /// property is a conflict (409), not a silent overwrite of a change they never saw.
-    private func formScratchpad(_ name: String) -> ManagedObjectContext {
+    func formScratchpad(_ name: String) -> ManagedObjectContext {
         let scratchpad = stack.newScratchpad(name: name)
         scratchpad.automaticallyMergesChangesFromParent = false
         return scratchpad

@@ -3,74 +3,79 @@ import HTTPTypes
 import ObjectGraph
 import WebServer
 
-/// Saving a form up the chain: scratchpad → main → writer → disk, then 303 to the object's
-/// page with a flash message; validation failures answer 422, conflicts 409.
+/// Saving a form: its scratchpad through main and the writer to the file, as one unit
+/// (``InvoicesStack/save(_:policy:)``), then 303 to the object's page with a flash message.
+/// Every other outcome keeps the form open with the visitor's input: 422 for invalid input
+/// and taken values, 409 for a conflict (base / theirs / yours), 503 when the file is busy,
+/// 500 when the store refused otherwise; each page says that nothing was saved.
 extension Dashboard {
-    /// What saving a form's scratchpad came to.
-    enum SaveOutcome: Sendable {
-        case saved(primaryKey: Int64, title: String)
-        case invalid([FieldError])
-        case conflict([MergeConflict])
-    }
-
     func save(_ form: EditForm, policy: MergePolicy, kept: [String: String], visit: Visit) async throws -> Response {
-        switch try await saveUpTheChain(form, policy: policy) {
-        case .saved(let pk, let title):
-            sessions.removeForm(form.id, from: visit.session.id, reason: .saved)
-            let noun = form.kind == .client ? "Client" : "Invoice"
-            sessions.setFlash("\(noun) \u{201C}\(title)\u{201D} saved.", for: visit.session.id)
-            return .redirect(to: "\(form.kind.listPath)/\(pk)")
-        case .invalid(let errors):
-            inspector.recorder.saveRefused(form, errors: errors.map(\.message))
-            guard let snapshot = try await snapshot(form) else { return deletedMeanwhile(form, visit: visit) }
-            return await formPage(form, snapshot: snapshot, kept: kept, errors: errors, status: .unprocessableContent,
-                                  visit: visit)
+        switch await stack.save(form.scratchpad, policy: policy) {
+        case .saved:
+            return try await saved(form, visit: visit)
+        case .invalid(let failures):
+            // Failures of other objects (invoices added in a client's form) are named as such.
+            let errors = failures.map { failure in
+                failure.objectID == form.objectID
+                    ? FieldError(field: failure.property ?? "", message: failure.message)
+                    : FieldError(field: "invoices", message: "An invoice of this form: " + failure.message)
+            }
+            return try await refused(form, errors: errors, kept: kept, visit: visit)
+        case .duplicate(let violation):
+            var field = violation.properties.first ?? ""
+            if form.kind == .client && !ClientFormFields.inputs.contains(where: { $0.name == field }) { field = "invoices" }
+            return try await refused(form, errors: [FieldError(field: field, message: Self.uniquenessMessage(violation))],
+                                     kept: kept, visit: visit)
         case .conflict(let conflicts):
             inspector.recorder.saveRefused(form, conflicts: conflicts)
             return conflictPage(form, conflicts: conflicts, visit: visit)
+        case .busy(let error):
+            inspector.recorder.saveRefused(form, errors: ["\(error)"])
+            var response = notSaved(form, status: .serviceUnavailable, title: "Busy, not saved",
+                                    message: "The database is busy: another program held it for longer than this server waits. "
+                                        + "Nothing was saved; your form is kept. Try again in a few seconds.",
+                                    visit: visit)
+            response.headers[.retryAfter] = "5"
+            return response
+        case .failed(let reason):
+            inspector.recorder.saveRefused(form, errors: [reason])
+            return notSaved(form, status: .internalServerError, title: "Not saved",
+                            message: "Your change was NOT saved: the database refused it (\(reason)). "
+                                + "Your form is kept; try again, or tell whoever runs this server.",
+                            visit: visit)
         }
     }
 
-    /// Saves the scratchpad into main, main into the writer, and the writer to the file (on
-    /// the writer's queue: the main queue is free meanwhile). With `--persist immediate` (the
-    /// default) the change is on disk when this returns `.saved`. A failed scratchpad save keeps its changes and leaves main untouched.
-    func saveUpTheChain(_ form: EditForm, policy: MergePolicy) async throws -> SaveOutcome {
+    private func saved(_ form: EditForm, visit: Visit) async throws -> Response {
         let scratchpad = form.scratchpad, objectID = form.objectID
-        do {
-            let deferred = persistence.mode != .immediate
-            try await scratchpad.perform {
-                scratchpad.mergePolicy = policy
-                defer { scratchpad.mergePolicy = .error }
-                // With deferred persistence the writer saves later: ask for the primary keys
-                // now, so the redirect can name the new object's page.
-                if deferred { try scratchpad.obtainPermanentIDs(for: Array(scratchpad.insertedObjects)) }
-                try scratchpad.save()
-            }
-        } catch SaveError.validationFailed(let failures) {
-            // Failures of other objects (invoices added in a client's form) are named as such.
-            return .invalid(failures.map { failure in
-                failure.objectID == objectID
-                    ? FieldError(field: failure.property ?? "", message: failure.message)
-                    : FieldError(field: "invoices", message: "An invoice of this form: " + failure.message)
-            })
-        } catch SaveError.uniquenessViolation(let violation) {
-            var field = violation.properties.first ?? ""
-            if form.kind == .client && !ClientFormFields.inputs.contains(where: { $0.name == field }) { field = "invoices" }
-            return .invalid([FieldError(field: field, message: Self.uniquenessMessage(violation.properties, violation.description))])
-        } catch SaveError.mergeConflict(let conflicts) {
-            return .conflict(conflicts)
-        }
-        let main = stack.main
-        try await main.perform { try main.save() }
-        try await persistence.writerChanged()
         let saved: (Int64, String)? = await scratchpad.perform {
             guard let object = scratchpad.registeredObject(for: objectID), let pk = object.objectID.primaryKey else {
                 return nil
             }
             return (pk, (object as? Client)?.name ?? (object as? Invoice)?.identifier ?? "")
         }
-        guard let saved else { throw HTTPError(.internalServerError, "The saved object has no primary key.") }
-        return .saved(primaryKey: saved.0, title: saved.1)
+        sessions.removeForm(form.id, from: visit.session.id, reason: .saved)
+        if let setAside = form.resolvesSetAside { stack.persistence.forget(setAside, because: "resolved and saved again") }
+        guard let (pk, title) = saved else {
+            throw HTTPError(.internalServerError, "The object was saved, but has no primary key to show it by.")
+        }
+        let noun = form.kind == .client ? "Client" : "Invoice"
+        sessions.setFlash("\(noun) \u{201C}\(title)\u{201D} saved.", for: visit.session.id)
+        return .redirect(to: "\(form.kind.listPath)/\(pk)")
+    }
+
+    /// The form again, with the errors (422).
+    private func refused(_ form: EditForm, errors: [FieldError], kept: [String: String], visit: Visit) async throws -> Response {
+        inspector.recorder.saveRefused(form, errors: errors.map(\.message))
+        guard let snapshot = try await snapshot(form) else { return deletedMeanwhile(form, visit: visit) }
+        return await formPage(form, snapshot: snapshot, kept: kept, errors: errors, status: .unprocessableContent,
+                              visit: visit)
+    }
+
+    /// A page saying nothing was saved, with the way back to the (kept) form.
+    private func notSaved(_ form: EditForm, status: HTTPResponse.Status, title: String, message: String,
+                          visit: Visit) -> Response {
+        errorPage(status, title: title, message: message, link: form.path, linkText: "Back to your form", visit: visit)
     }
 
     /// The label a form shows for a model property.
@@ -84,9 +89,16 @@ extension Dashboard {
         }
     }
 
-    /// A conflict value as a page shows it: text without the quotes ObjectGraph puts around it.
-    static func shown(_ value: String) -> String {
-        value.count >= 2 && value.hasPrefix("\"") && value.hasSuffix("\"") ? String(value.dropFirst().dropLast()) : value
+    /// A value as a form or conflict page shows it: days as days, nil and empty said so.
+    static func shown(_ value: InspectedValue) -> String {
+        switch value {
+        case .null: return "(none)"
+        case .string(let text): return text.isEmpty ? "(empty)" : text
+        case .date(let date): return CalendarDay(date).description
+        case .decimal(let amount): return "\(amount)"
+        case .reference(let id): return id.primaryKey.map { "\(id.entityName) \($0)" } ?? "a new \(id.entityName.lowercased())"
+        default: return value.description
+        }
     }
 
     /// Resolves a conflict field by field: each `pick-{property}` that says `theirs` takes
@@ -116,18 +128,18 @@ extension Dashboard {
         return try await save(form, policy: .mergeByPropertyObjectTrump, kept: [:], visit: visit)
     }
 
-    static func uniquenessMessage(_ properties: [String], _ message: String) -> String {
-        switch properties.first {
+    static func uniquenessMessage(_ violation: UniquenessViolation) -> String {
+        switch violation.properties.first {
         case "email": "Another client already has this email address."
         case "identifier": "Another invoice already has this number: choose another."
-        default: message
+        default: violation.description
         }
     }
 
-    private func conflictPage(_ form: EditForm, conflicts: [MergeConflict], visit: Visit) -> Response {
+    func conflictPage(_ form: EditForm, conflicts: [MergeConflict], visit: Visit) -> Response {
         let rows = conflicts.flatMap(\.properties).map {
-            ConflictRow(property: $0.property, label: Self.label(of: $0.property), base: $0.base.description,
-                        theirs: $0.theirs.description, ours: $0.ours.description)
+            ConflictRow(property: $0.property, label: Self.label(of: $0.property), base: Self.shown($0.base),
+                        theirs: Self.shown($0.theirs), ours: Self.shown($0.ours))
         }
         let page = ConflictPage(heading: "Someone else changed this \(form.kind.rawValue)", action: form.path, rows: rows,
                                 deletedElsewhere: conflicts.contains(where: \.deletedElsewhere),

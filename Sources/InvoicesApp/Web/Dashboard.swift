@@ -15,8 +15,6 @@ public final class Dashboard: Sendable {
     let stack: InvoicesStack
     let pages: TemplateRenderer
     let sessions: SessionStore
-    /// When the writer's saves reach the file.
-    let persistence: WriterPersistence
     /// The imports started from the upload page.
     let imports = ImportJobs()
     /// The live context inspector (`/contexts`), also the source of the docs' live figures.
@@ -36,19 +34,17 @@ public final class Dashboard: Sendable {
     /// - Parameters:
     ///   - templatesDirectory: the folder of the `.mustache` files (the repository's `Templates/`).
     ///   - idleTimeout: how long an unused session (and its open forms) lives.
-    ///   - persist: when saved changes reach the file (immediate: before the response).
     ///   - listeningHost, inspectorToken: the inspector needs the token unless the server
     ///     listens on loopback only (see ``InspectorAccess``).
     /// - Throws: `TemplateRenderer.Error` when the templates cannot be read.
     public init(stack: InvoicesStack, templatesDirectory: String, idleTimeout: Duration = .seconds(30 * 60),
-                maximumFormsPerSession: Int = 20, persist: PersistMode = .immediate, today: CalendarDay? = nil,
+                maximumFormsPerSession: Int = 20, today: CalendarDay? = nil,
                 listeningHost: String = "127.0.0.1", inspectorToken: String? = nil) throws {
         self.stack = stack
-        self.persistence = WriterPersistence(mode: persist, writer: stack.writer)
         self.pages = try TemplateRenderer(directory: templatesDirectory)
         self.sessions = SessionStore(idleTimeout: idleTimeout, maximumForms: maximumFormsPerSession)
         self.fixedToday = today
-        self.inspector = Inspector(stack: stack, sessions: sessions, persist: persist,
+        self.inspector = Inspector(stack: stack, sessions: sessions, persist: stack.persistMode,
                                    access: InspectorAccess(host: listeningHost, token: inspectorToken))
     }
 
@@ -63,6 +59,7 @@ public final class Dashboard: Sendable {
         addDetailRoutes(to: router)
         addFormRoutes(to: router)
         addDeleteRoutes(to: router)
+        addSetAsideRoutes(to: router)
         addImportRoutes(to: router)
         addInspectorRoutes(to: router)
         addDocsRoutes(to: router)

@@ -4,11 +4,13 @@ import ObjectGraph
 import WebServer
 
 /// The dashboard listening on a port: what `invoices serve` runs and what tests start on
-/// port 0. ``stop()`` stops the server, then flushes the writer to disk.
+/// port 0. ``stop()`` stops the server, then flushes the writer to disk and says what is not
+/// on disk.
 public final class DashboardServer: Sendable {
     public let stack: InvoicesStack
     public let dashboard: Dashboard
     let server: HTTPServer
+    let logger: Logger
 
     /// The largest request body: a CSV upload. Edit forms have a smaller limit of their own
     /// (``Dashboard/maximumFormSize``): a 2 MB field is refused with 413.
@@ -18,10 +20,11 @@ public final class DashboardServer: Sendable {
     /// - Throws: `HTTPServer.Error` when the port cannot be used, `TemplateRenderer.Error` or
     ///   `StaticFiles.Error` when the resources are missing.
     public init(stack: InvoicesStack, host: String, port: Int, resources: DashboardResources,
-                persist: PersistMode = .immediate, today: CalendarDay? = nil, inspectorToken: String? = nil,
+                today: CalendarDay? = nil, inspectorToken: String? = nil,
                 logger: Logger = Logger(label: "invoices")) throws {
         self.stack = stack
-        dashboard = try Dashboard(stack: stack, templatesDirectory: resources.templates, persist: persist, today: today,
+        self.logger = logger
+        dashboard = try Dashboard(stack: stack, templatesDirectory: resources.templates, today: today,
                                   listeningHost: host, inspectorToken: inspectorToken)
         let router = try dashboard.makeRouter(publicDirectory: resources.public)
         var configuration = HTTPServer.Configuration(host: host, port: port)
@@ -37,15 +40,19 @@ public final class DashboardServer: Sendable {
     /// The port the server listens on.
     public var port: Int { server.port }
 
-    /// Stops accepting requests, lets those in flight finish, then saves what main and the
-    /// writer still hold to disk.
-    public func stop() async {
+    /// Stops accepting requests, lets those in flight finish, then writes what the writer
+    /// still holds to disk.
+    /// - Returns: every acknowledged change that is not on disk (set aside after a conflict,
+    ///   or left in the writer because the file refused it), each logged; empty when all
+    ///   changes are on disk.
+    @discardableResult
+    public func stop() async -> [String] {
         await server.shutdown(timeout: .seconds(5))
         stack.stopMergingRemoteChanges()
         dashboard.inspector.stop()
-        let main = stack.main
-        try? await main.perform { if main.hasChanges { try main.save() } }
-        try? await dashboard.persistence.flushNow()
+        let notOnDisk = await stack.stopPersisting()
+        for change in notOnDisk { logger.error("Not on disk: \(change)") }
+        return notOnDisk
     }
 }
 

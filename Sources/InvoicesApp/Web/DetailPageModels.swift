@@ -17,8 +17,11 @@ struct ClientPage: Sendable {
     let balance: [String]
     let overdue: [String]
     let beingEdited: Bool
+    /// Saved changes of this client that are not on disk (set aside by the writer).
+    let setAside: [SetAsideNotice]
+    let hasSetAside: Bool
 
-    init(_ client: ClientDetail, beingEdited: Bool, invoicesBeingEdited: Set<Int64>) {
+    init(_ client: ClientDetail, beingEdited: Bool, invoicesBeingEdited: Set<Int64>, setAside: [SetAsideNotice] = []) {
         id = client.id
         name = client.address.name
         email = client.address.email ?? ""
@@ -32,6 +35,8 @@ struct ClientPage: Sendable {
         balance = client.balance.formatted
         overdue = client.overdue.formatted
         self.beingEdited = beingEdited
+        self.setAside = setAside
+        hasSetAside = !setAside.isEmpty
     }
 }
 
@@ -51,8 +56,11 @@ struct InvoicePage: Sendable {
     let clientEmail: String
     let addressLines: [String]
     let beingEdited: Bool
+    /// Saved changes of this invoice that are not on disk (set aside by the writer).
+    let setAside: [SetAsideNotice]
+    let hasSetAside: Bool
 
-    init(_ invoice: InvoiceDetail, beingEdited: Bool) {
+    init(_ invoice: InvoiceDetail, beingEdited: Bool, setAside: [SetAsideNotice] = []) {
         id = invoice.id
         identifier = invoice.summary.identifier
         amount = invoice.summary.amount.formatted
@@ -67,6 +75,8 @@ struct InvoicePage: Sendable {
         clientEmail = invoice.client.email ?? ""
         addressLines = invoice.client.lines
         self.beingEdited = beingEdited
+        self.setAside = setAside
+        hasSetAside = !setAside.isEmpty
     }
 }
 

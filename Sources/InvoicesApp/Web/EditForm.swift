@@ -28,6 +28,9 @@ struct EditForm: Sendable {
     /// For an invoice added inside a client's form: that form's ID. Such an invoice lives in
     /// the client form's scratchpad and is saved with the client, or not at all.
     var parentFormID: String? = nil
+    /// For a form that resolves a change the writer set aside: that change's ID, forgotten
+    /// once the form saves.
+    var resolvesSetAside: String? = nil
     /// When the form (and its scratchpad) was opened: the inspector shows its age.
     let openedAt = Date()
 

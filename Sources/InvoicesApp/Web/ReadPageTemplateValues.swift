@@ -132,6 +132,8 @@ extension ClientPage: MustacheParent {
         case "balance": balance
         case "overdue": overdue
         case "beingEdited": beingEdited
+        case "setAside": setAside
+        case "hasSetAside": hasSetAside
         default: nil
         }
     }
@@ -154,6 +156,33 @@ extension InvoicePage: MustacheParent {
         case "clientEmail": clientEmail
         case "addressLines": addressLines
         case "beingEdited": beingEdited
+        case "setAside": setAside
+        case "hasSetAside": hasSetAside
+        default: nil
+        }
+    }
+}
+
+extension SetAsideNotice: MustacheParent {
+    func child(named name: String) -> Any? {
+        switch name {
+        case "link": link
+        case "reason": reason
+        case "setAsideAt": setAsideAt
+        case "rows": rows
+        default: nil
+        }
+    }
+}
+
+extension ConflictRow: MustacheParent {
+    func child(named name: String) -> Any? {
+        switch name {
+        case "property": property
+        case "label": label
+        case "base": base
+        case "theirs": theirs
+        case "ours": ours
         default: nil
         }
     }

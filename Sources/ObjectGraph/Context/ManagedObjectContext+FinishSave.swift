@@ -2,7 +2,7 @@ import Foundation
 
 /// What a save came to, handed down the chain so that each context that held its changes can
 /// settle: the context that saved, and in a save through to the store every ancestor too.
-struct SaveOutcome: Sendable {
+struct SettledSave: Sendable {
     /// Temporary → permanent IDs of inserted objects (empty when no store write happened).
     var permanentIDs: [ObjectID: ObjectID] = [:]
     /// Each saved object's values as they now stand where the save ended (the store, or the
@@ -30,7 +30,7 @@ extension ManagedObjectContext {
     ///
     /// Every save ends here: a root's save to the store, a child's save into its parent, and
     /// each context a save through to the store passes. Call it on this context's queue.
-    func finishSave(_ unit: SaveUnit, _ outcome: SaveOutcome, before: [ObjectID: [StoredValue]]?,
+    func finishSave(_ unit: SaveUnit, _ outcome: SettledSave, before: [ObjectID: [StoredValue]]?,
                     savedBy child: ManagedObjectContext?) {
         let map = outcome.permanentIDs
         if !map.isEmpty { rekeySaved(unit, map) }

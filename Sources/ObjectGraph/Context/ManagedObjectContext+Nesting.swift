@@ -8,7 +8,7 @@ import Foundation
 extension ManagedObjectContext {
     func saveIntoParent(_ parent: ManagedObjectContext) throws {
         let unit = makeSaveUnit()
-        let outcome: SaveOutcome = try parent.performAndWait {
+        let outcome: SettledSave = try parent.performAndWait {
             try parent.checkUniqueness(ofIncoming: unit)
             let received = try parent.receive(unit)
             return parent.outcomeOfReceiving(unit, received)
@@ -20,8 +20,8 @@ extension ManagedObjectContext {
 
     /// What the child that sent `unit` must take: this context's values of its objects now
     /// (they were just applied or, under a policy, kept), at this context's row versions.
-    func outcomeOfReceiving(_ unit: SaveUnit, _ received: ReceivedSave) -> SaveOutcome {
-        var outcome = SaveOutcome()
+    func outcomeOfReceiving(_ unit: SaveUnit, _ received: ReceivedSave) -> SettledSave {
+        var outcome = SettledSave()
         for change in unit.changes {
             switch change.kind {
             case .delete:

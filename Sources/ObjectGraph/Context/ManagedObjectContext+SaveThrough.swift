@@ -88,7 +88,8 @@ extension ManagedObjectContext {
             let unit = incoming, checksUniqueness = index == 0
             do {
                 let received = try await level.perform(schedule: .enqueued) { () throws -> ReceivedSave in
-                    try level.rethrowingConflictsWithView {
+                    NotificationCenter.default.post(name: Self.willSaveNotification, object: level)
+                    return try level.rethrowingConflictsWithView {
                         if checksUniqueness { try level.checkUniqueness(ofIncoming: unit) }
                         return try level.plan(unit)
                     }
@@ -100,7 +101,7 @@ extension ManagedObjectContext {
                 throw conflict.error
             }
         }
-        var outcome: SaveOutcome
+        var outcome: SettledSave
         do {
             outcome = try await commit(incoming, at: top, toStore: target == nil,
                                        checksUniqueness: levels.isEmpty, savedBy: levels.last ?? self)
@@ -125,9 +126,10 @@ extension ManagedObjectContext {
     /// The top's block: plan and commit together (the store write, or the push into the
     /// ancestor a `save(into:)` names).
     private func commit(_ unit: SaveUnit, at top: ManagedObjectContext, toStore: Bool, checksUniqueness: Bool,
-                        savedBy child: ManagedObjectContext) async throws -> SaveOutcome {
-        try await top.perform(schedule: .enqueued) { () throws -> SaveOutcome in
-            try top.rethrowingConflictsWithView(refreshingFromStore: toStore) {
+                        savedBy child: ManagedObjectContext) async throws -> SettledSave {
+        try await top.perform(schedule: .enqueued) { () throws -> SettledSave in
+            NotificationCenter.default.post(name: Self.willSaveNotification, object: top)
+            return try top.rethrowingConflictsWithView(refreshingFromStore: toStore) {
                 if checksUniqueness { try top.checkUniqueness(ofIncoming: unit) }
                 guard toStore else {
                     let received = try top.receive(unit)
@@ -150,7 +152,7 @@ extension ManagedObjectContext {
     /// This context (between the child and the top, or the root after its store write) takes
     /// the saved values, and says what the contexts below must take: the saved values, or this
     /// context's own where its merge policy kept them.
-    private func settle(_ received: ReceivedSave, _ outcome: SaveOutcome, savedBy child: ManagedObjectContext) -> SaveOutcome {
+    private func settle(_ received: ReceivedSave, _ outcome: SettledSave, savedBy child: ManagedObjectContext) -> SettledSave {
         finishSave(received.outgoing, outcome, before: received.before, savedBy: child)
         for id in received.cancelledInserts {
             guard let object = registeredObject(for: id) else { continue }

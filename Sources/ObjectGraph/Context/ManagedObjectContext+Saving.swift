@@ -53,7 +53,7 @@ extension ManagedObjectContext {
     /// Writes `unit` (as this root context sees it) to the store. Nothing in any context
     /// changes here: the caller settles them with the outcome.
     /// - Throws: ``SaveError``; store errors come as ``SaveError/storeFailure(_:)``.
-    func writeToStore(_ unit: SaveUnit) throws -> SaveOutcome {
+    func writeToStore(_ unit: SaveUnit) throws -> SettledSave {
         let request = SaveRequest(unit, author: transactionAuthor, contextName: name)
         let result: SaveResult
         do {
@@ -61,7 +61,7 @@ extension ManagedObjectContext {
         } catch let error as StoreError {
             throw SaveError.storeFailure(error)
         }
-        return SaveOutcome(result, unit: unit)
+        return SettledSave(result, unit: unit)
     }
 
     /// Asks the store for permanent IDs for these (inserted) objects now, before the save.
@@ -77,7 +77,7 @@ extension ManagedObjectContext {
     }
 }
 
-extension SaveOutcome {
+extension SettledSave {
     /// What a store write came to, for the unit it wrote.
     init(_ result: SaveResult, unit: SaveUnit) {
         self.init(permanentIDs: result.permanentIDs)

@@ -60,11 +60,12 @@ import Testing
             let snapshot = try await visitor.inspectorSnapshot()
             #expect(snapshot.pendingChanges(of: "Client/p\(pk)").isEmpty)
             #expect(snapshot.scratchpad(editing: "client \(pk)") == nil)
-            // The saves, oldest first: scratchpad into main, main into the writer, the writer to the file.
+            // One save through, settled top down (oldest first): the writer wrote the file,
+            // then main and the scratchpad took the saved values.
             let saves = snapshot.timeline.filter { $0.kind == .save && $0.objectIDs.contains("Client/p\(pk)") }.reversed()
-            #expect(saves.map(\.context) == [scratchpad.id, "main", "writer"])
+            #expect(saves.map(\.context) == ["writer", "main", scratchpad.id])
             #expect(saves.allSatisfy { $0.objects == 1 && $0.milliseconds != nil })
-            #expect(saves.last?.summary.contains("to the file") == true)
+            #expect(saves.first?.summary.contains("to the file") == true)
             let onDisk = try #require(snapshot.journey.first { $0.object == "Client/p\(pk)" })
             #expect(onDisk.stage == .disk)
             #expect(onDisk.writtenBy == "writer")

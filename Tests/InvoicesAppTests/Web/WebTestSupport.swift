@@ -96,7 +96,7 @@ struct TestDashboard {
 /// two clients (Acme with three invoices in EUR and USD, Beta with none), runs `body`, stops.
 func withDashboard(persist: PersistMode = .immediate, _ body: (TestDashboard) async throws -> Void) async throws {
     let url = TestFiles.database()
-    let stack = try InvoicesStack(storeURL: url)
+    let stack = try InvoicesStack(storeURL: url, persist: persist)
     try await insert(into: stack) { context in
         let acme = Client(context: context)
         acme.name = "Acme Corp"
@@ -118,8 +118,7 @@ func withDashboard(persist: PersistMode = .immediate, _ body: (TestDashboard) as
             invoice.client = acme
         }
     }
-    let server = try DashboardServer(stack: stack, host: "127.0.0.1", port: 0, resources: repositoryResources,
-                                     persist: persist)
+    let server = try DashboardServer(stack: stack, host: "127.0.0.1", port: 0, resources: repositoryResources)
     do {
         try await body(TestDashboard(server: server, databaseURL: url))
     } catch {

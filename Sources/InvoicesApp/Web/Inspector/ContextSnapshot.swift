@@ -5,6 +5,9 @@ import Foundation
 enum ChangeStage: String, Sendable, Codable, Comparable {
     case scratchpad, main, writer, disk
     case importContext = "import"
+    /// Saved and acknowledged, but set aside by the writer: the file refused it (a conflict or
+    /// a taken value), everything else was written.
+    case setAside = "not on disk: conflict"
 
     /// Further up the chain is greater; an import context is before the chain.
     var order: Int {
@@ -12,7 +15,7 @@ enum ChangeStage: String, Sendable, Codable, Comparable {
         case .importContext: 0
         case .scratchpad: 1
         case .main: 2
-        case .writer: 3
+        case .writer, .setAside: 3
         case .disk: 4
         }
     }
@@ -25,6 +28,7 @@ enum ChangeStage: String, Sendable, Codable, Comparable {
         case .writer: "in the writer, not on disk yet"
         case .disk: "on disk"
         case .importContext: "in an import context, not saved yet"
+        case .setAside: "not on disk: conflict (set aside by the writer, waiting to be resolved)"
         }
     }
 
@@ -46,6 +50,49 @@ struct StackSnapshot: Sendable, Codable {
     /// Newest first.
     let timeline: [InspectorEvent]
     let otherProcesses: OtherProcessesSnapshot
+    /// Acknowledged changes that are not on disk: set aside by the writer, and why the
+    /// writer's last flush failed if it did.
+    let notOnDisk: NotOnDiskSnapshot
+}
+
+/// What was acknowledged but is not in the file.
+struct NotOnDiskSnapshot: Sendable, Codable {
+    let setAside: [SetAsideSnapshot]
+    /// The writer's last flush failed (busy, I/O): its changes wait for the next flush.
+    let writerFailure: String?
+}
+
+/// A change the writer set aside, as the inspector shows it.
+struct SetAsideSnapshot: Sendable, Codable {
+    let object: String
+    let kind: String
+    let reason: String
+    let setAsideAt: Date
+    /// `/set-aside/{id}`: resolve or discard it.
+    let link: String
+    let properties: [SetAsideProperty]
+
+    struct SetAsideProperty: Sendable, Codable {
+        let name: String
+        let base: String
+        let theirs: String?
+        let yours: String
+    }
+
+    init(_ change: SetAsideChange) {
+        object = change.objectID.description
+        kind = change.kind.rawValue
+        switch change.reason {
+        case .conflict(let conflict): reason = conflict.deletedElsewhere ? "deleted in the file" : "conflict with the file"
+        case .duplicate(let violation): reason = violation.description
+        }
+        setAsideAt = change.setAsideAt
+        link = "/set-aside/\(change.id)"
+        properties = change.properties.filter { !$0.yours.isReferenceList }.map {
+            SetAsideProperty(name: $0.name, base: StackSnapshotter.text($0.base), theirs: $0.theirs.map(StackSnapshotter.text),
+                             yours: StackSnapshotter.text($0.yours))
+        }
+    }
 }
 
 /// The coordinator at the root of the stack.

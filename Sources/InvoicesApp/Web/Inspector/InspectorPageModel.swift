@@ -80,6 +80,18 @@ struct InspectorPageModel: Sendable {
     let historyConsumer: String
     let remoteChangesSeen: Int
     let lastRemoteChange: String?
+    /// Acknowledged changes set aside by the writer (not on disk).
+    let setAside: [SetAside]
+    let hasSetAside: Bool
+    let writerFailure: String?
+
+    struct SetAside: Sendable {
+        let object: String
+        let kind: String
+        let reason: String
+        let link: String
+        let properties: [String]
+    }
 
     init(_ snapshot: StackSnapshot) {
         takenAt = InspectorWording.clock(snapshot.takenAt)
@@ -105,6 +117,14 @@ struct InspectorPageModel: Sendable {
         lastRemoteChange = snapshot.otherProcesses.lastRemoteChange.map {
             "\(InspectorWording.clock($0.time)): \($0.summary)"
         }
+        setAside = snapshot.notOnDisk.setAside.map { change in
+            SetAside(object: change.object, kind: change.kind, reason: change.reason, link: change.link,
+                     properties: change.properties.map {
+                         "\($0.name): when edited \($0.base) · in the file \($0.theirs ?? "unchanged") · set aside \($0.yours)"
+                     })
+        }
+        hasSetAside = !setAside.isEmpty
+        writerFailure = snapshot.notOnDisk.writerFailure
     }
 
     private static func section(_ context: ContextSnapshot, at now: Date) -> Section {
@@ -170,13 +190,15 @@ struct InspectorPageModel: Sendable {
         let bar: String
         if step.stage == .importContext {
             bar = "import ● → disk ○"
+        } else if step.stage == .setAside {
+            bar = "scratchpad ✓ → main ✓ → writer ✓ → disk ✗ (set aside)"
         } else {
             bar = stages.map { stage in
                 let name = stage == .scratchpad ? "scratchpad" : stage == .main ? "main" : stage == .writer ? "writer" : "disk"
                 return name + (stage < step.stage ? " ✓" : stage == step.stage ? " ●" : " ○")
             }.joined(separator: " → ")
         }
-        let place = step.context.map { "pending in \($0)" }
+        let place = step.stage == .setAside ? "not on disk: conflict" : step.context.map { "pending in \($0)" }
             ?? "written \(step.writtenAt.map(InspectorWording.clock) ?? "") by \(step.writtenBy ?? "")"
         return Step(object: "\(step.kind) \(step.object)", stage: step.stage.label, bar: bar, place: place)
     }

@@ -78,20 +78,22 @@ struct StackSnapshotter: Sendable {
             }
         }
         let contexts = targets.map { snapshot(of: $0, reading: readings[$0.id]) }
+        let setAside = stack.setAsideChanges.map(SetAsideSnapshot.init)
         return StackSnapshot(
             takenAt: Date(), persist: persist.description,
             coordinator: CoordinatorSnapshot(storeFile: stack.coordinator.storePath ?? "",
                                              storeUUID: stack.coordinator.storeIdentifier?.uuidString ?? "",
                                              rowCacheEntries: stack.coordinator.rowCacheCount,
                                              historyToken: Inspector.historyToken(stack.coordinator)),
-            contexts: contexts, journey: journey(contexts), timeline: timeline.recent(),
+            contexts: contexts, journey: journey(contexts, setAside: setAside), timeline: timeline.recent(),
             otherProcesses: OtherProcessesSnapshot(detection: remoteDetection,
                                                    consumer: stack.historyConsumer.map {
                                                        "\"\($0.name)\" merging into writer and main, at transaction "
                                                            + "\($0.cursor.transactionNumber), \($0.mergedTransactionCount) transactions merged"
                                                    },
                                                    remoteChangesSeen: timeline.count(.remote),
-                                                   lastRemoteChange: timeline.last(.remote)))
+                                                   lastRemoteChange: timeline.last(.remote)),
+            notOnDisk: NotOnDiskSnapshot(setAside: setAside, writerFailure: stack.persistence.failure))
     }
 
     /// Writer, main, the scratchpads (main's children) with their forms, the import contexts.
@@ -191,10 +193,13 @@ struct StackSnapshotter: Sendable {
     }
 
     /// Every pending change with its stage, furthest first, then what reached the file lately.
-    private func journey(_ contexts: [ContextSnapshot]) -> [JourneyStep] {
+    private func journey(_ contexts: [ContextSnapshot], setAside: [SetAsideSnapshot]) -> [JourneyStep] {
         var steps = contexts.flatMap { context in
             context.changes.map { JourneyStep(object: $0.object, context: context.id, kind: $0.kind, stage: $0.stage,
                                               writtenAt: nil, writtenBy: nil) }
+        }
+        steps += setAside.map {
+            JourneyStep(object: $0.object, context: "set aside", kind: $0.kind, stage: .setAside, writtenAt: nil, writtenBy: nil)
         }
         steps.sort { $0.stage > $1.stage }
         steps += timeline.recentlyWritten().prefix(20).map {

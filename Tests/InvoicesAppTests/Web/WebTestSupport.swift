@@ -97,6 +97,27 @@ struct TestDashboard {
 func withDashboard(persist: PersistMode = .immediate, _ body: (TestDashboard) async throws -> Void) async throws {
     let url = TestFiles.database()
     let stack = try InvoicesStack(storeURL: url, persist: persist)
+    try await insertTwoClients(into: stack)
+    let server = try DashboardServer(stack: stack, host: "127.0.0.1", port: 0, resources: repositoryResources)
+    do {
+        try await body(TestDashboard(server: server, databaseURL: url))
+    } catch {
+        await server.stop()
+        throw error
+    }
+    await server.stop()
+}
+
+/// A new database file holding what ``withDashboard(persist:_:)`` serves, for tests that
+/// start `invoices serve` processes on it (``ServeProcess``).
+func seededDatabase() async throws -> URL {
+    let url = TestFiles.database()
+    try await insertTwoClients(into: try InvoicesStack(storeURL: url))
+    return url
+}
+
+/// Acme Corp with three invoices (INV-1 to INV-3, in EUR and USD) and Beta Ltd with none.
+func insertTwoClients(into stack: InvoicesStack) async throws {
     try await insert(into: stack) { context in
         let acme = Client(context: context)
         acme.name = "Acme Corp"
@@ -118,14 +139,6 @@ func withDashboard(persist: PersistMode = .immediate, _ body: (TestDashboard) as
             invoice.client = acme
         }
     }
-    let server = try DashboardServer(stack: stack, host: "127.0.0.1", port: 0, resources: repositoryResources)
-    do {
-        try await body(TestDashboard(server: server, databaseURL: url))
-    } catch {
-        await server.stop()
-        throw error
-    }
-    await server.stop()
 }
 
 /// Primary keys by client name, read through a separate coordinator on the same file: what

@@ -3,7 +3,7 @@ import Synchronization
 import Testing
 @testable import ObjectGraph
 
-/// The stack of shared/DESIGN.md: a private writer on the coordinator, a main-queue child.
+/// The stack of ARCHITECTURE.md: a private writer on the coordinator, a main-queue child.
 struct Stack {
     let coordinator: PersistentStoreCoordinator
     let writer: ManagedObjectContext

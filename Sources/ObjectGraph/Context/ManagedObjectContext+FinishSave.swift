@@ -14,6 +14,10 @@ struct SettledSave: Sendable {
     var deleted: Set<ObjectID> = []
     /// Objects whose changes a merge policy dropped because their row is gone.
     var goneElsewhere: Set<ObjectID> = []
+    /// Saved objects whose values in `saved` are not what the save sent: a merge policy kept
+    /// the store's row (or an ancestor's values) instead. An ancestor keeps its own edits of
+    /// them pending on top.
+    var keptElsewhere: Set<ObjectID> = []
 
     func finalID(_ id: ObjectID) -> ObjectID { permanentIDs[id] ?? id }
 }
@@ -24,21 +28,25 @@ extension ManagedObjectContext {
     /// deleted objects go. Then DidSave is posted, `changes` told, and the children that merge
     /// hear of it (all but `savedBy`, the child the save came from).
     ///
-    /// - Parameter before: this context's values of the unit's objects when the save began.
-    ///   A property whose value differs from it now was edited meanwhile and keeps the edit
-    ///   (pending on top of the saved value). Nil: nothing can have changed meanwhile.
+    /// - Parameters:
+    ///   - before: this context's values of the unit's objects when the save began. A
+    ///     property whose value differs from it now was edited meanwhile and keeps the edit
+    ///     (pending on top of the saved value). Nil: nothing can have changed meanwhile.
+    ///   - savedBy: the child whose save this context passed on (nil: this context saved).
+    ///     Such an ancestor keeps its own edits of objects a merge policy did not write.
+    ///   - cancelled: this context's unsaved inserts that the save deleted: they go.
     ///
     /// Every save ends here: a root's save to the store, a child's save into its parent, and
     /// each context a save through to the store passes. Call it on this context's queue.
     func finishSave(_ unit: SaveUnit, _ outcome: SettledSave, before: [ObjectID: [StoredValue]]?,
-                    savedBy child: ManagedObjectContext?) {
+                    savedBy child: ManagedObjectContext?, cancelled: Set<ObjectID> = []) {
         let map = outcome.permanentIDs
         if !map.isEmpty { rekeySaved(unit, map) }
         var held: [(ObjectID, RowSnapshot)] = []
         var inserted = Set<ObjectID>(), updated = Set<ObjectID>(), deleted = Set<ObjectID>()
         for change in unit.changes {
             let id = outcome.finalID(change.id)
-            guard let object = registeredObject(for: id) else {
+            guard let object = registeredObject(for: id) ?? objectsBeingSaved[change.id] else {
                 if change.kind == .delete { deleted.insert(id) } else if outcome.saved[id] != nil { note(change, id) }
                 continue
             }
@@ -48,17 +56,31 @@ extension ManagedObjectContext {
             } else if outcome.goneElsewhere.contains(id) {
                 markDeletedElsewhere(object)
                 object.isInsertedFlag = false
+                object.baseValues = object.values      // nothing left to save: the row is gone
             } else if let row = outcome.saved[id] {
-                settle(object, at: row, before: before?[change.id].map { Self.replacingTemporary($0, map) })
-                if parent == nil && !object.holdsRowCacheEntry && !id.isTemporaryID {
+                let deletedMeanwhile = object.isDeletedFlag
+                if child != nil && outcome.keptElsewhere.contains(id) && object.lifecycle == .loaded {
+                    refreshKeepingLocalEdits(object, from: row)
+                } else {
+                    settle(object, at: row, before: before?[change.id].map { Self.replacingTemporary($0, map) })
+                }
+                if deletedMeanwhile { keepDeletion(of: object, savedAs: id) }
+                if parent == nil && !object.holdsRowCacheEntry && !id.isTemporaryID && object.managedObjectContext === self {
                     object.holdsRowCacheEntry = true
                     held.append((id, row.cacheable))
                 }
                 note(change, id)
             }
         }
+        for id in cancelled {
+            guard let object = registeredObject(for: id) else { continue }
+            object.isDeletedFlag = true
+            forgetDeleted(object)
+            deleted.insert(id)
+        }
         persistentStoreCoordinator.rowCache.storeHeld(held)
-        pending.remove(Set(unit.changes.map { outcome.finalID($0.id) }))
+        let deletions = Set(unit.changes.filter { $0.kind == .delete }.map { outcome.finalID($0.id) })
+        pending.remove(Set(unit.changes.map { outcome.finalID($0.id) }).subtracting(deletions), deleted: deletions)
         pending.dropDeletedInserts()
 
         func note(_ change: SaveUnit.Change, _ id: ObjectID) {
@@ -71,6 +93,19 @@ extension ManagedObjectContext {
         ])
         publish(ChangeSet(origin: .save, context: name, inserted: inserted, updated: updated, deleted: deleted))
         notifyChildrenOfSave(inserted: inserted, updated: updated, deleted: deleted, except: child)
+    }
+
+    /// An object deleted while the save that wrote it was under way: its row exists now, so
+    /// the deletion becomes a pending delete of that row (its delete rules ran already).
+    private func keepDeletion(of object: ManagedObject, savedAs id: ObjectID) {
+        object.isDeletedFlag = true
+        if object.objectID != id {
+            let old = object.objectID
+            object.objectID = id
+            registryLock.withLock { aliases[old] = id }
+        }
+        register(object)
+        pending.noteDeletedAfterSave(object)
     }
 
     /// The object takes the saved values: properties edited since `before` keep their edit.

@@ -95,7 +95,8 @@ extension ManagedObjectContext {
     func refreshKeepingLocalEdits(_ object: ManagedObject, from supplied: RowSnapshot? = nil) {
         var local: [Int: StoredValue] = [:]
         for i in object.values.indices where i < object.baseValues.count
-            && !ManagedObject.sameValue(object.values[i], object.baseValues[i]) {
+            && PropertyMerge.changedByUs(base: object.baseValues[i], ours: object.values[i],
+                                         ordered: object.entity.isOrderedToMany(at: i)) {
             local[i] = object.values[i]
         }
         let snapshot: RowSnapshot?
@@ -116,7 +117,12 @@ extension ManagedObjectContext {
         for (i, value) in local {
             object.values[i] = value
             guard i < oldBase.count, i < snapshot.values.count else { continue }
-            if case .unloaded = snapshot.values[i] { continue }
+            if case .unloaded = snapshot.values[i] {
+                // A to-many edited here that the source does not list: the edit stays a
+                // difference from what was read.
+                if i < object.baseValues.count { object.baseValues[i] = oldBase[i] }
+                continue
+            }
             if case .unloaded = oldBase[i] { continue }
             if !ManagedObject.sameValue(snapshot.values[i], oldBase[i]) {
                 object.baseValues[i] = oldBase[i]

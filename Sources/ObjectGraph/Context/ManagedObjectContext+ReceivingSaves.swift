@@ -1,5 +1,14 @@
 import Foundation
 
+extension ReceivedSave {
+    /// The ID this context knows the object by, noting an alias when it differs.
+    mutating func canonical(_ id: ObjectID, _ view: ManagedObjectContext.ObjectView) -> ObjectID {
+        guard let own = view.object?.objectID, own != id else { return id }
+        aliases[id] = own
+        return own
+    }
+}
+
 /// What a context makes of a save coming up from a child, decided before anything changes:
 /// the merged values, and the save as this context passes it on. Values only, no managed
 /// objects: it crosses queues in a save through to the store.
@@ -7,10 +16,14 @@ struct ReceivedSave: Sendable {
     /// The same objects as this context would save them further up: its merged values, with
     /// its own base values and row versions.
     var outgoing: SaveUnit
-    /// The merged values of updated objects, to apply here.
+    /// The merged values of updated objects, to apply here (by their ID here).
     var merged: [ObjectID: [StoredValue]] = [:]
-    /// This context's values of the unit's objects when it planned (absent: not loaded here).
+    /// This context's values of the outgoing objects when it planned, by their ID here
+    /// (absent: not loaded here).
     var before: [ObjectID: [StoredValue]] = [:]
+    /// IDs the child used that name objects known here by another ID: a temporary ID of an
+    /// object this context already made permanent (`obtainPermanentIDs(for:)`).
+    var aliases: [ObjectID: ObjectID] = [:]
     /// Objects whose values the child must take because the policy kept values found here
     /// (store-trump, rollback); nil: the object is gone here.
     var childTakes: [ObjectID: [StoredValue]?] = [:]
@@ -39,29 +52,34 @@ extension ManagedObjectContext {
     func plan(_ incoming: SaveUnit, materializing: Bool, holding held: inout [ManagedObject]) throws -> ReceivedSave {
         var received = ReceivedSave(outgoing: SaveUnit(policy: incoming.policy))
         var conflicts: [MergeConflict] = []
+        var failures: [ValidationFailure] = []
         var outgoing: [SaveUnit.Change] = []
         for change in incoming.changes {
             switch change.kind {
             case .insert:
                 outgoing.append(change)
             case .update:
-                guard let current = view(of: change.id, materializing: materializing, holding: &held) else { continue }
-                if let next = planUpdate(change, current, policy: incoming.policy, into: &received, conflicts: &conflicts) {
-                    outgoing.append(next)
-                }
+                guard let current = view(of: change.id, materializing: materializing, holding: &held),
+                      let next = planUpdate(change, current, materializing: materializing, policy: incoming.policy,
+                                            into: &received, conflicts: &conflicts) else { continue }
+                failures += validateMerged(next, madeFrom: change)
+                outgoing.append(next)
             case .delete:
                 guard let current = view(of: change.id, materializing: materializing, holding: &held) else { continue }
                 if current.isInserted {
                     received.cancelledInserts.insert(change.id)
                     continue
                 }
-                received.before[change.id] = current.values
-                outgoing.append(.init(id: change.id, entity: change.entity, kind: .delete, values: [], base: [],
+                let id = received.canonical(change.id, current)
+                received.before[id] = current.values
+                outgoing.append(.init(id: id, entity: change.entity, kind: .delete, values: [], base: [],
                                       version: current.version))
             }
         }
         if !conflicts.isEmpty { throw SaveError.mergeConflict(conflicts) }
-        received.outgoing.changes = outgoing + ownInsertsReferenced(by: outgoing)
+        let pulled = ownInsertsReferenced(by: outgoing, into: &received, holding: &held, failures: &failures)
+        if !failures.isEmpty { throw SaveError.validationFailed(failures) }
+        received.outgoing.changes = outgoing + pulled
         return received
     }
 
@@ -102,7 +120,7 @@ extension ManagedObjectContext {
 
     /// One updated object: its merged values here, and its change as this context passes it
     /// on (nil when the policy dropped it, or it conflicts under `.error`).
-    private func planUpdate(_ change: SaveUnit.Change, _ current: ObjectView, policy: MergePolicy,
+    private func planUpdate(_ change: SaveUnit.Change, _ current: ObjectView, materializing: Bool, policy: MergePolicy,
                             into received: inout ReceivedSave, conflicts: inout [MergeConflict]) -> SaveUnit.Change? {
         if current.isGone {
             guard policy == .error else {
@@ -119,16 +137,20 @@ extension ManagedObjectContext {
         where i < merged.count && i < change.values.count && i < change.base.count {
             let ours = change.values[i]
             if case .relationship(let r) = property, r.isToMany {
-                guard PropertyMerge.changedByUs(base: change.base[i], ours: ours) else { continue }
+                let ordered = r.cardinality == .orderedToMany
+                guard PropertyMerge.changedByUs(base: change.base[i], ours: ours, ordered: ordered) else { continue }
                 var theirs = merged[i]
-                if case .unloaded = theirs, let object = current.object { theirs = .references(loadToMany(of: object, at: i)) }
+                if case .unloaded = theirs, materializing, let object = current.object {
+                    theirs = .references(loadToMany(of: object, at: i))
+                    if case .unloaded = base[i] { base[i] = theirs }
+                }
                 if case .unloaded = theirs, i < base.count {
                     // Not loaded here: the change goes on as the child made it, diff and all.
                     merged[i] = ours
                     base[i] = change.base[i]
                 } else {
                     merged[i] = PropertyMerge.mergedToMany(base: change.base[i], ours: ours, theirs: theirs,
-                                                           isOrdered: r.cardinality == .orderedToMany)
+                                                           isOrdered: ordered)
                 }
                 continue
             }
@@ -153,31 +175,57 @@ extension ManagedObjectContext {
                 break
             }
         }
-        received.before[change.id] = current.values
-        received.merged[change.id] = merged
+        let id = received.canonical(change.id, current)
+        received.before[id] = current.values
+        received.merged[id] = merged
         if current.isInserted {
-            return .init(id: change.id, entity: change.entity, kind: .insert, values: merged, base: [], version: 0)
+            return .init(id: id, entity: change.entity, kind: .insert, values: merged, base: [], version: 0)
         }
-        return .init(id: change.id, entity: change.entity, kind: .update, values: merged, base: base,
-                     version: current.version)
+        return .init(id: id, entity: change.entity, kind: .update, values: merged, base: base, version: current.version)
     }
 
     /// This context's own unsaved inserts that `changes` refer to (and those they refer to):
-    /// saved with them, so nothing written refers to an object that is not.
-    private func ownInsertsReferenced(by changes: [SaveUnit.Change]) -> [SaveUnit.Change] {
+    /// saved with them, so nothing written refers to an object that is not. They are
+    /// validated here, as their own save would.
+    private func ownInsertsReferenced(by changes: [SaveUnit.Change], into received: inout ReceivedSave,
+                                      holding held: inout [ManagedObject],
+                                      failures: inout [ValidationFailure]) -> [SaveUnit.Change] {
         guard !pending.inserted.isEmpty else { return [] }
         var included = Set(changes.map(\.id))
         var queue = changes.flatMap { Self.references(in: $0.values) }
         var pulled: [SaveUnit.Change] = []
         while let id = queue.popLast() {
-            guard id.isTemporaryID, !included.contains(id), let object = pending.inserted[id],
-                  !object.isDeletedFlag else { continue }
-            included.insert(id)
-            pulled.append(.init(id: id, entity: object.entity, kind: .insert, values: object.values, base: [],
-                                version: 0))
+            guard !included.contains(id), let object = registeredObject(for: id), object.isInsertedFlag,
+                  !object.isDeletedFlag, !included.contains(object.objectID) else { continue }
+            included.formUnion([id, object.objectID])
+            held.append(object)
+            received.before[object.objectID] = object.values
+            failures += Validator.validate(object, context: self)
+            pulled.append(.init(id: object.objectID, entity: object.entity, kind: .insert, values: object.values,
+                                base: [], version: 0))
             queue.append(contentsOf: Self.references(in: object.values))
         }
         return pulled
+    }
+
+    /// The declared constraints of merged values that differ from what the child validated
+    /// (this context's own edits of the object come along): every save validates what it
+    /// writes.
+    private func validateMerged(_ merged: SaveUnit.Change, madeFrom change: SaveUnit.Change) -> [ValidationFailure] {
+        var failures: [ValidationFailure] = []
+        for (i, property) in change.entity.properties.enumerated()
+        where i < merged.values.count && i < change.values.count && merged.values[i] != change.values[i] {
+            switch property {
+            case .attribute(let a) where !a.constraints.isEmpty:
+                failures += Validator.check(merged.values[i], attribute: a, objectID: merged.id)
+            case .relationship(let r) where !r.isToMany && r.isRequired && merged.values[i].isNull:
+                failures.append(ValidationFailure(code: .missingMandatoryProperty, objectID: merged.id, property: r.name,
+                                                  message: "\(r.name) is required."))
+            default:
+                break
+            }
+        }
+        return failures
     }
 
     static func references(in values: [StoredValue]) -> [ObjectID] {

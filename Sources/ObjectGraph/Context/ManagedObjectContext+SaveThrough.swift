@@ -81,9 +81,40 @@ extension ManagedObjectContext {
             levels.append(current)
             context = current.parent
         }
-        // Plan in each context between, bottom up; nothing changes yet.
         var planned: [PlannedLevel] = []
-        var incoming = taken.unit
+        var outcome: SettledSave
+        do {
+            planned = try await plan(taken.unit, in: levels)
+            outcome = try await commit(planned.last?.received.outgoing ?? taken.unit, at: top, toStore: target == nil,
+                                       savedBy: levels.last ?? self)
+        } catch {
+            if let conflict = error as? ConflictWithView { await refresh(planned, after: conflict) }
+            await perform(schedule: .enqueued) { self.objectsBeingSaved.removeAll() }
+            throw (error as? ConflictWithView)?.error ?? error
+        }
+        // Settle, top down: each context takes the saved values.
+        for (index, level) in planned.enumerated().reversed() {
+            let below: ManagedObjectContext = index == 0 ? self : planned[index - 1].context
+            let settled = outcome, context = level.context, received = level.received
+            outcome = await context.perform(schedule: .enqueued) {
+                context.settle(received, settled, savedBy: below)
+            }
+        }
+        let settled = outcome
+        await perform(schedule: .enqueued) {
+            self.finishSave(taken.unit, settled, before: taken.before, savedBy: nil)
+            self.objectsBeingSaved.removeAll()
+        }
+    }
+
+    /// Each context between the child and the top plans the save, bottom up, on its own
+    /// queue; nothing changes yet. The first also checks uniqueness, so the child learns of a
+    /// clash from its parent at once.
+    /// - Throws: ``SaveError``; a conflict comes as ``ConflictWithView`` with the levels
+    ///   planned so far to refresh (in `planned`, which the caller passes on).
+    private func plan(_ unit: SaveUnit, in levels: [ManagedObjectContext]) async throws -> [PlannedLevel] {
+        var planned: [PlannedLevel] = []
+        var incoming = unit
         for (index, level) in levels.enumerated() {
             let unit = incoming, checksUniqueness = index == 0
             do {
@@ -101,36 +132,18 @@ extension ManagedObjectContext {
                 throw conflict.error
             }
         }
-        var outcome: SettledSave
-        do {
-            outcome = try await commit(incoming, at: top, toStore: target == nil,
-                                       checksUniqueness: levels.isEmpty, savedBy: levels.last ?? self)
-        } catch let conflict as ConflictWithView {
-            await refresh(planned, after: conflict)
-            throw conflict.error
-        }
-        // Settle, top down: each context takes the saved values.
-        for (index, level) in planned.enumerated().reversed() {
-            let below: ManagedObjectContext = index == 0 ? self : planned[index - 1].context
-            let settled = outcome, context = level.context, received = level.received
-            outcome = await context.perform(schedule: .enqueued) {
-                context.settle(received, settled, savedBy: below)
-            }
-        }
-        let settled = outcome
-        await perform(schedule: .enqueued) {
-            self.finishSave(taken.unit, settled, before: taken.before, savedBy: nil)
-        }
+        return planned
     }
 
-    /// The top's block: plan and commit together (the store write, or the push into the
-    /// ancestor a `save(into:)` names).
-    private func commit(_ unit: SaveUnit, at top: ManagedObjectContext, toStore: Bool, checksUniqueness: Bool,
+    /// The top's block: uniqueness, plan and commit together (the store write, or the push
+    /// into the ancestor a `save(into:)` names), so nothing can come between the last check
+    /// and the write.
+    private func commit(_ unit: SaveUnit, at top: ManagedObjectContext, toStore: Bool,
                         savedBy child: ManagedObjectContext) async throws -> SettledSave {
         try await top.perform(schedule: .enqueued) { () throws -> SettledSave in
             NotificationCenter.default.post(name: Self.willSaveNotification, object: top)
             return try top.rethrowingConflictsWithView(refreshingFromStore: toStore) {
-                if checksUniqueness { try top.checkUniqueness(ofIncoming: unit) }
+                try top.checkUniqueness(ofIncoming: unit)
                 guard toStore else {
                     let received = try top.receive(unit)
                     let outcome = top.outcomeOfReceiving(unit, received)
@@ -142,31 +155,25 @@ extension ManagedObjectContext {
                 let received = try top.plan(unit)
                 let outcome = try top.writeToStore(received.outgoing)
                 top.persistentStoreCoordinator.recordPermanentIDs(outcome.permanentIDs)
-                let below = top.settle(received, outcome, savedBy: child)
                 top.propagatePermanentIDs(outcome.permanentIDs)
-                return below
+                return top.settle(received, outcome, savedBy: child)
             }
         }
     }
 
     /// This context (between the child and the top, or the root after its store write) takes
     /// the saved values, and says what the contexts below must take: the saved values, or this
-    /// context's own where its merge policy kept them.
+    /// context's own where its merge policy kept them, under the IDs they know the objects by.
     private func settle(_ received: ReceivedSave, _ outcome: SettledSave, savedBy child: ManagedObjectContext) -> SettledSave {
-        finishSave(received.outgoing, outcome, before: received.before, savedBy: child)
-        for id in received.cancelledInserts {
-            guard let object = registeredObject(for: id) else { continue }
-            object.isDeletedFlag = true
-            registryLock.withLock { registry[id] = nil }
-            retained[id] = nil
-            object.managedObjectContext = nil
-        }
-        pending.dropDeletedInserts()
+        finishSave(received.outgoing, outcome, before: received.before, savedBy: child,
+                   cancelled: received.cancelledInserts)
         var below = outcome
-        for (id, takes) in received.childTakes where outcome.saved[outcome.finalID(id)] == nil {
+        for (id, own) in received.aliases { below.permanentIDs[id] = outcome.finalID(own) }
+        for (id, takes) in received.childTakes where outcome.saved[below.finalID(id)] == nil {
             if let values = takes {
                 let object = registeredObject(for: id)
                 below.saved[id] = RowSnapshot(values: object?.values ?? values, version: object?.rowVersion ?? 0)
+                below.keptElsewhere.insert(id)
             } else {
                 below.goneElsewhere.insert(id)
             }
@@ -188,6 +195,7 @@ extension ManagedObjectContext {
         NotificationCenter.default.post(name: Self.willSaveNotification, object: self)
         try validatePendingChanges()
         let unit = makeSaveUnit()
+        for change in unit.changes { objectsBeingSaved[change.id] = registeredObject(for: change.id) }
         return TakenChanges(unit: unit, before: currentValues(of: unit))
     }
 
@@ -216,8 +224,14 @@ extension ManagedObjectContext {
                         if let fresh { refreshKeepingLocalEdits(object, from: fresh) } else { markDeletedElsewhere(object) }
                     }
                     view[id] = .some(object.flatMap { Self.view(of: $0) } ?? fresh)
+                } else if let object, object.lifecycle == .loaded {
+                    view[id] = .some(Self.view(of: object))
                 } else {
-                    view[id] = .some(object.flatMap { Self.view(of: $0) })
+                    // Not loaded here: what this context sees is what its source holds.
+                    var unused: [ManagedObject] = []
+                    let seen = self.view(of: id, materializing: false, holding: &unused)
+                    if let seen, !seen.isGone { view[id] = .some(RowSnapshot(values: seen.values, version: seen.version)) }
+                    else if seen?.isGone == true { view[id] = .some(nil) }
                 }
             }
             throw ConflictWithView(error: .mergeConflict(conflicts), view: view)

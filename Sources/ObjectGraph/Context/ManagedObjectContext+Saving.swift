@@ -45,9 +45,12 @@ extension ManagedObjectContext {
         // Descendants may still refer to the new objects by temporary ID until their
         // re-keying block runs: the coordinator remembers the mapping for their saves.
         let hasDescendants = !childContexts.isEmpty
-        if hasDescendants { persistentStoreCoordinator.recordPermanentIDs(map) }
+        if hasDescendants {
+            // Re-keying blocks go to the descendants before the merges finishSave tells them of.
+            persistentStoreCoordinator.recordPermanentIDs(map)
+            propagatePermanentIDs(map)
+        }
         finishSave(unit, outcome, before: nil, savedBy: nil)
-        if hasDescendants { propagatePermanentIDs(map) }
     }
 
     /// Writes `unit` (as this root context sees it) to the store. Nothing in any context
@@ -90,7 +93,12 @@ extension SettledSave {
                 if change.kind == .insert { inserted.insert(id) }
                 if case .some(let row) = result.rolledBack[id] {
                     // The policy kept the store's row (adopted upsert, rollback), or it is gone.
-                    if let row { saved[id] = row } else { goneElsewhere.insert(id) }
+                    if let row {
+                        saved[id] = row
+                        keptElsewhere.insert(id)
+                    } else {
+                        goneElsewhere.insert(id)
+                    }
                 } else if let row = result.written[id] {
                     saved[id] = row
                 }

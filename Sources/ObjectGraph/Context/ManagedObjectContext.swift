@@ -107,6 +107,10 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
     var aliases: [ObjectID: ObjectID] = [:]
     /// The unsaved changes (queue-owned): one value, cleared in one way.
     var pending = PendingChanges()
+    /// While this context's save through to the store is under way: its objects, by the ID
+    /// the save knows them by, so one deleted meanwhile (and so unregistered) is still found
+    /// when the save settles (queue-owned).
+    var objectsBeingSaved: [ObjectID: ManagedObject] = [:]
 
     /// A context whose parent is the coordinator: its saves write to the store.
     public init(_ concurrencyType: ConcurrencyType, coordinator: PersistentStoreCoordinator, name: String? = nil) {

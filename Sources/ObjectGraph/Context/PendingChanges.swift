@@ -88,16 +88,24 @@ struct PendingChanges {
         _ = takeUnprocessed()
     }
 
-    /// Forgets the pending changes of these objects only (a save of part of the changes).
-    /// Objects still changed after the save (edited meanwhile) are kept.
-    mutating func remove(_ ids: Set<ObjectID>) {
-        guard !ids.isEmpty else { return }
-        for id in ids {
+    /// Forgets the pending changes of these objects only (a save of part of the changes):
+    /// inserts and updates of `saved` objects that are clean now, deletions of `deleted` ones.
+    /// An object edited or deleted again while the save was under way keeps that change.
+    mutating func remove(_ saved: Set<ObjectID>, deleted deletions: Set<ObjectID> = []) {
+        guard !saved.isEmpty || !deletions.isEmpty else { return }
+        for id in saved {
             if let object = inserted[id], !object.isInsertedFlag { inserted[id] = nil }
             if let object = changed[id], !object.isUpdated { changed[id] = nil }
-            if deleted[id] != nil { deleted[id] = nil }
         }
+        for id in deletions { deleted[id] = nil }
         insertionOrder.removeAll { !$0.isInsertedFlag || inserted[$0.objectID] !== $0 }
+    }
+
+    /// Marks a saved object deleted again: it was deleted while the save that wrote it was
+    /// under way (its delete rules ran then), so its row goes at the next save.
+    mutating func noteDeletedAfterSave(_ object: ManagedObject) {
+        deleted[object.objectID] = object
+        unprocessed.note(object)
     }
 }
 

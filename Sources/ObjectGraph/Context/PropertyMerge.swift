@@ -13,8 +13,10 @@ enum PropertyMerge {
     }
 
     /// Whether the saver changed the property: `.unloaded` (a to-many it never read) is no change.
-    static func changedByUs(base: StoredValue, ours: StoredValue) -> Bool {
+    /// To-many destinations compare as sets, unless `ordered`: then a new order is a change.
+    static func changedByUs(base: StoredValue, ours: StoredValue, ordered: Bool = false) -> Bool {
         if case .unloaded = ours { return false }
+        if ordered, case .references(let mine) = ours, case .references(let before) = base { return mine != before }
         return !ManagedObject.sameValue(ours, base)
     }
 

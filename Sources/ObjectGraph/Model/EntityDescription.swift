@@ -67,6 +67,11 @@ public final class EntityDescription: Sendable, CustomStringConvertible {
         if case .attribute(let a) = properties[index] { return a } else { return nil }
     }
 
+    /// Whether the property at `index` is an ordered to-many relationship (its order counts).
+    func isOrderedToMany(at index: Int) -> Bool {
+        relationshipDescription(at: index)?.cardinality == .orderedToMany
+    }
+
     func relationshipDescription(at index: Int) -> RelationshipDescription? {
         if case .relationship(let r) = properties[index] { return r } else { return nil }
     }

@@ -45,7 +45,16 @@ struct SQLiteSaveTransaction {
 
     /// Permanent keys for the inserts that do not have one yet, reserved in one step per entity.
     private mutating func assignPermanentKeys() throws {
-        let needKeys = Dictionary(grouping: request.inserts.filter { $0.id.isTemporaryID }, by: \.entity)
+        var temporary: [SaveRequest.Insert] = []
+        for insert in request.inserts where insert.id.isTemporaryID {
+            // Made permanent earlier (`obtainPermanentIDs(for:)`): its key is reserved already.
+            if let reserved = request.resolveTemporaryID(insert.id) {
+                result.permanentIDs[insert.id] = reserved
+            } else {
+                temporary.append(insert)
+            }
+        }
+        let needKeys = Dictionary(grouping: temporary, by: \.entity)
         for (entity, inserts) in needKeys {
             guard let range = try store.reservePrimaryKeys(entity, count: inserts.count, in: db) else { continue }
             for (insert, pk) in zip(inserts, range) {

@@ -2,7 +2,7 @@ import Foundation
 import ObjectGraph
 import Synchronization
 
-/// What a context is for, in the stack of shared/DESIGN.md.
+/// What a context is for, in the stack of ARCHITECTURE.md.
 enum ContextRole: String, Sendable, Codable, CaseIterable {
     /// The private-queue root whose saves write the file.
     case writer

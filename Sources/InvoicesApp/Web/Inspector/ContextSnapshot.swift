@@ -1,6 +1,6 @@
 import Foundation
 
-/// How far up a change has gone: the stages of shared/DESIGN.md's chain, scratchpad → main →
+/// How far up a change has gone: the stages of the chain in ARCHITECTURE.md, scratchpad → main →
 /// writer → disk (an import context writes to the file directly).
 enum ChangeStage: String, Sendable, Codable, Comparable {
     case scratchpad, main, writer, disk

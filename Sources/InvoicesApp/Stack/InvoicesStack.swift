@@ -118,7 +118,11 @@ public final class InvoicesStack: Sendable {
     /// purges past another consumer's cursor).
     public func purgeReadHistory() {
         guard let cursor = remote.withLock({ $0?.cursor }) else { return }
-        _ = try? coordinator.purgeHistory(before: cursor)
+        do {
+            _ = try coordinator.purgeHistory(before: cursor)
+        } catch {
+            logger.warning("Persistent history read by this server could not be purged: \(error). It is tried again at the next start; until then the history only grows.")
+        }
     }
 
     /// What pages read has this generation: it changes with every change main can see, this

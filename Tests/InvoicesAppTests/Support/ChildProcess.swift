@@ -41,12 +41,17 @@ enum ChildProcess {
         let ended = await child.waitForExit(timeout: timeout)
         await out.waitForEnd()
         await err.waitForEnd()
-        let status: Int32
-        switch ended {
-        case .exited(let code)?: status = code
-        case .signaled(let signal)?: status = 128 + signal
-        case nil: status = -1
+        return Result(status: ended.exitStatus, standardOutput: out.text, standardError: err.text)
+    }
+}
+
+extension Optional<Subprocess.Termination> {
+    /// As a shell reports it: the exit code, 128 + the signal, or -1 when it never ended.
+    var exitStatus: Int32 {
+        switch self {
+        case .exited(let code)?: code
+        case .signaled(let signal)?: 128 + signal
+        case nil: -1
         }
-        return Result(status: status, standardOutput: out.text, standardError: err.text)
     }
 }

@@ -55,13 +55,7 @@ final class ServeProcess: Sendable {
         let ended = await child.waitForExit(timeout: timeout)
         await output.waitForEnd()
         await errors.waitForEnd()
-        let status: Int32
-        switch ended {
-        case .exited(let code)?: status = code
-        case .signaled(let signal)?: status = 128 + signal
-        case nil: status = -1
-        }
-        return (status, printed)
+        return (ended.exitStatus, printed)
     }
 
     /// kill -9: no flush, no goodbye.

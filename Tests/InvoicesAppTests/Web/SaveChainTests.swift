@@ -164,19 +164,18 @@ import Testing
 
     /// Renames a client through a coordinator of its own: another writer of the file.
     private static func rename(_ pk: Int64, to name: String, in url: URL) async throws {
-        let stack = try InvoicesStack(storeURL: url)
-        let context = stack.newImportContext(name: "elsewhere")
-        try await context.perform {
-            try context.existingObject(Client.self, primaryKey: pk)?.name = name
-            try context.save()
-        }
+        try await changeClient(pk, in: url) { $0.name = name }
     }
 
     private static func moveAcme(_ pk: Int64, to city: String, in url: URL) async throws {
+        try await changeClient(pk, in: url) { $0.city = city }
+    }
+
+    private static func changeClient(_ pk: Int64, in url: URL, _ change: @escaping @Sendable (Client) -> Void) async throws {
         let stack = try InvoicesStack(storeURL: url)
         let context = stack.newImportContext(name: "elsewhere")
         try await context.perform {
-            try context.existingObject(Client.self, primaryKey: pk)?.city = city
+            if let client = try context.existingObject(Client.self, primaryKey: pk) { change(client) }
             try context.save()
         }
     }

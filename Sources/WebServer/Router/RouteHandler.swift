@@ -8,3 +8,11 @@ enum RouteHandler: Sendable {
     /// nil, the second runs as a task, as `.async` does.
     case immediateOrAsync(@Sendable (Request) throws -> Response?, @Sendable (Request) async throws -> Response)
 }
+
+/// A route as the server keeps it: its handler, and the largest body it accepts.
+struct Route: Sendable {
+    let handler: RouteHandler
+    /// The largest request body this route reads, in bytes (nil: the server's limit). A body
+    /// announced larger is refused with 413 before any of it is read.
+    let bodyLimit: Int?
+}

@@ -16,18 +16,18 @@ struct RouteNode: Sendable {
     var literals: [String: RouteNode] = [:]
     var parameters: [ParameterEdge] = []
     /// Handlers of a trailing `**`, which matches one or more remaining segments.
-    var catchAll: [HTTPRequest.Method: RouteHandler] = [:]
-    var handlers: [HTTPRequest.Method: RouteHandler] = [:]
+    var catchAll: [HTTPRequest.Method: Route] = [:]
+    var handlers: [HTTPRequest.Method: Route] = [:]
 
     /// The result of looking a request up.
-    enum Match {
-        case found(RouteHandler, RouteParameters)
+    enum Match: Sendable {
+        case found(Route, RouteParameters)
         /// The path exists but not for this method; carries the `Allow` value.
         case methodNotAllowed(allow: String)
         case notFound
     }
 
-    mutating func insert(_ pattern: [RoutePatternSegment], method: HTTPRequest.Method, handler: RouteHandler) {
+    mutating func insert(_ pattern: [RoutePatternSegment], method: HTTPRequest.Method, handler: Route) {
         guard let first = pattern.first else {
             handlers[method] = handler
             return
@@ -63,7 +63,7 @@ struct RouteNode: Sendable {
     }
 
     /// The handlers of the first node that matches `segments` completely.
-    private func find(_ segments: ArraySlice<String>, parameters: inout RouteParameters) -> [HTTPRequest.Method: RouteHandler]? {
+    private func find(_ segments: ArraySlice<String>, parameters: inout RouteParameters) -> [HTTPRequest.Method: Route]? {
         guard let segment = segments.first else {
             return handlers.isEmpty ? nil : handlers
         }

@@ -28,18 +28,24 @@ public final class Router {
     public init() {}
 
     /// Adds a synchronous handler for `method` and `pattern`.
+    /// - Parameter bodyLimit: the largest body this route reads, in bytes (nil: the server's
+    ///   limit); a request announcing a larger one gets 413 before its body is read.
     @discardableResult
-    public func on(_ method: HTTPRequest.Method, _ pattern: String,
+    public func on(_ method: HTTPRequest.Method, _ pattern: String, bodyLimit: Int? = nil,
                    _ handler: @escaping @Sendable (Request) throws -> Response) -> Router {
-        root.insert(RoutePatternSegment.parse(pattern), method: method, handler: .sync(handler))
-        return self
+        add(method, pattern, Route(handler: .sync(handler), bodyLimit: bodyLimit))
     }
 
-    /// Adds an asynchronous handler for `method` and `pattern`.
+    /// Adds an asynchronous handler for `method` and `pattern` (see the synchronous one).
     @discardableResult
-    public func on(_ method: HTTPRequest.Method, _ pattern: String,
+    public func on(_ method: HTTPRequest.Method, _ pattern: String, bodyLimit: Int? = nil,
                    _ handler: @escaping @Sendable (Request) async throws -> Response) -> Router {
-        root.insert(RoutePatternSegment.parse(pattern), method: method, handler: .async(handler))
+        add(method, pattern, Route(handler: .async(handler), bodyLimit: bodyLimit))
+    }
+
+    @discardableResult
+    func add(_ method: HTTPRequest.Method, _ pattern: String, _ route: Route) -> Router {
+        root.insert(RoutePatternSegment.parse(pattern), method: method, handler: route)
         return self
     }
 
@@ -56,8 +62,7 @@ public final class Router {
     public func on(_ method: HTTPRequest.Method, _ pattern: String,
                    immediate: @escaping @Sendable (Request) throws -> Response?,
                    _ handler: @escaping @Sendable (Request) async throws -> Response) -> Router {
-        root.insert(RoutePatternSegment.parse(pattern), method: method, handler: .immediateOrAsync(immediate, handler))
-        return self
+        add(method, pattern, Route(handler: .immediateOrAsync(immediate, handler), bodyLimit: nil))
     }
 
     /// Routes sharing a path prefix, such as `/api`.

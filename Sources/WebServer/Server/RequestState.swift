@@ -28,6 +28,10 @@ final class RequestState: @unchecked Sendable {
     var query = QueryParameters()
     var headers = HTTPFields()
     var body: [UInt8] = []
+    /// The route, found on the first call (before any of the body is read).
+    var match: RouteNode.Match = .notFound
+    /// The largest body the route reads.
+    var bodyLimit = 0
     /// Bytes received so far, kept or not.
     var receivedBytes = 0
     var bodyTooLarge = false

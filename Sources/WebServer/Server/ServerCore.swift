@@ -16,7 +16,10 @@ import Synchronization
 /// in (`con_cls` still empty), once per chunk of body, and once more when the body is complete.
 /// Every request is dispatched on the last call: a response queued on the first call counts for
 /// libmicrohttpd as an early answer, after which it closes the connection (no keep-alive), so the
-/// first call only answers what must be refused (413, 400, 503).
+/// first call only answers what must be refused (413, 400, 503). The route is found on the first
+/// call, from the request line and headers alone: a request with a body for no route (404, 405)
+/// or larger than its route reads (413, each route has its own limit) is refused before a byte
+/// of its body is read or kept.
 final class ServerCore: Sendable {
     let routes: RouteNode
     let configuration: HTTPServer.Configuration
@@ -74,16 +77,11 @@ final class ServerCore: Sendable {
             return queue(busy.response, for: state, on: connection, closing: true)
         }
         var expectsBody = MHD_lookup_connection_value(connection, .HEADER_KIND, "Transfer-Encoding") != nil
+        var length = 0
         if let lengthText = MHD_lookup_connection_value(connection, .HEADER_KIND, "Content-Length") {
             // MHD has already answered 400 to a malformed Content-Length.
-            let length = Int(String(cString: lengthText)) ?? Int.max
-            if length > limits.maximumBodySize {
-                state.path = Self.rawPath(url)
-                return queue(tooLarge.response, for: state, on: connection, closing: true)
-            }
+            length = Int(String(cString: lengthText)) ?? Int.max
             expectsBody = expectsBody || length > 0
-            // Reserve a little only: the announced length is a claim until the bytes arrive.
-            state.body.reserveCapacity(min(length, 64 << 10))
         }
         do {
             try RequestTarget.read(url: url, connection: connection, into: state)
@@ -91,7 +89,30 @@ final class ServerCore: Sendable {
             state.path = Self.rawPath(url)
             return queue(error.response, for: state, on: connection, closing: expectsBody)
         }
+        state.match = routes.match(method: state.method, segments: state.segments)
+        state.bodyLimit = limits.maximumBodySize
+        if case .found(let route, _) = state.match, let limit = route.bodyLimit {
+            state.bodyLimit = min(limit, limits.maximumBodySize)
+        }
+        guard expectsBody else { return MHD_Result.YES }
+        // A body nobody will read is refused now, unread (and the connection closed after).
+        if let refusal = Self.refusal(of: state.match) {
+            return queue(refusal.response, for: state, on: connection, closing: true)
+        }
+        if length > state.bodyLimit { return queue(tooLarge(state).response, for: state, on: connection, closing: true) }
+        // Reserve a little only: the announced length is a claim until the bytes arrive.
+        state.body.reserveCapacity(min(length, 64 << 10))
         return MHD_Result.YES
+    }
+
+    /// The answer to a request whose path or method has no route.
+    private static func refusal(of match: RouteNode.Match) -> HTTPError? {
+        switch match {
+        case .found: return nil
+        case .notFound: return HTTPError(.notFound, "Not found.")
+        case .methodNotAllowed(let allow):
+            return HTTPError(.methodNotAllowed, "Method not allowed: use \(allow).", headers: [.allow: allow])
+        }
     }
 
     /// The request method; the common ones without building a String. MHD has already rejected
@@ -117,7 +138,7 @@ final class ServerCore: Sendable {
                 return receive(uploadData, count: size, into: state, uploadSize: uploadSize)
             }
             if state.bodyTooLarge {
-                return queue(tooLarge.response, for: state, on: connection, closing: true)
+                return queue(tooLarge(state).response, for: state, on: connection, closing: true)
             }
             return dispatch(state, connection: connection)
         case .awaitingHandler:
@@ -133,7 +154,7 @@ final class ServerCore: Sendable {
 
     private func receive(_ data: UnsafePointer<CChar>?, count: Int, into state: RequestState,
                          uploadSize: UnsafeMutablePointer<Int>) -> MHD_Result {
-        let limit = configuration.limits.maximumBodySize
+        let limit = state.bodyLimit
         state.receivedBytes += count
         uploadSize.pointee = 0
         if !state.bodyTooLarge {
@@ -158,24 +179,29 @@ final class ServerCore: Sendable {
         return MHD_Result.YES
     }
 
-    private var tooLarge: HTTPError {
-        HTTPError(.contentTooLarge,
-                  "Content too large: the request body exceeds the limit of \(configuration.limits.maximumBodySize) bytes.")
+    private func tooLarge(_ state: RequestState) -> HTTPError {
+        HTTPError(.contentTooLarge, "Content too large: the request body exceeds the limit of \(state.bodyLimit) bytes.")
     }
 
     // MARK: - Dispatch
 
     private func dispatch(_ state: RequestState, connection: OpaquePointer) -> MHD_Result {
-        var request = Request(method: state.method, path: state.path, query: state.query, headers: state.headers,
+        let request = Request(method: state.method, path: state.path, query: state.query, headers: state.headers,
                               body: state.body, id: state.requestID)
         state.body = []
-        switch routes.match(method: state.method, segments: state.segments) {
-        case .notFound:
-            return queue(HTTPError(.notFound, "Not found.").response, for: state, on: connection)
-        case .methodNotAllowed(let allow):
-            let error = HTTPError(.methodNotAllowed, "Method not allowed: use \(allow).", headers: [.allow: allow])
-            return queue(error.response, for: state, on: connection)
-        case .found(.sync(let handler), let parameters):
+        switch state.match {
+        case .notFound, .methodNotAllowed:
+            return queue((Self.refusal(of: state.match) ?? HTTPError(.notFound)).response, for: state, on: connection)
+        case .found(let route, let parameters):
+            return dispatch(route.handler, parameters: parameters, request: request, state: state, connection: connection)
+        }
+    }
+
+    private func dispatch(_ handler: RouteHandler, parameters: RouteParameters, request: Request, state: RequestState,
+                          connection: OpaquePointer) -> MHD_Result {
+        var request = request
+        switch handler {
+        case .sync(let handler):
             request.parameters = parameters
             let response: Response
             do {
@@ -184,10 +210,10 @@ final class ServerCore: Sendable {
                 response = errorResponse(for: error, request: request)
             }
             return queue(response, for: state, on: connection)
-        case .found(.async(let handler), let parameters):
+        case .async(let handler):
             request.parameters = parameters
             return dispatchAsync(handler, request: request, state: state, connection: connection)
-        case .found(.immediateOrAsync(let immediate, let handler), let parameters):
+        case .immediateOrAsync(let immediate, let handler):
             request.parameters = parameters
             do {
                 if let response = try immediate(request) { return queue(response, for: state, on: connection) }

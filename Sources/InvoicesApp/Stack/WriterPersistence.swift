@@ -110,7 +110,7 @@ final class WriterPersistence: Sendable {
         }
         return objects.compactMap { id, reason in
             changes.changes.first { $0.objectID == id }.map {
-                SetAsideChange(id: SessionStore.randomToken(), change: $0, reason: reason)
+                SetAsideChange(id: Tokens.random(), change: $0, reason: reason)
             }
         }
     }

@@ -12,20 +12,30 @@ public final class DashboardServer: Sendable {
     let server: HTTPServer
     let logger: Logger
 
-    /// The largest request body: a CSV upload. Edit forms have a smaller limit of their own
-    /// (``Dashboard/maximumFormSize``): a 2 MB field is refused with 413.
-    public static let maximumBodySize = 32 << 20
+    /// The largest request body any route reads: a CSV upload (``ImportRoutes``). Each route
+    /// group has a smaller limit of its own (edit forms 256 KB), checked before a body is read.
+    public static let maximumBodySize = ImportRoutes.maximumUploadSize
 
     /// Starts serving `stack` on `host`:`port` (0 for any free port).
     /// - Throws: `HTTPServer.Error` when the port cannot be used, `TemplateRenderer.Error` or
     ///   `StaticFiles.Error` when the resources are missing.
-    public init(stack: InvoicesStack, host: String, port: Int, resources: DashboardResources,
-                today: CalendarDay? = nil, inspectorToken: String? = nil,
-                logger: Logger = Logger(label: "invoices")) throws {
+    public convenience init(stack: InvoicesStack, host: String, port: Int, resources: DashboardResources,
+                            today: CalendarDay? = nil, inspectorToken: String? = nil,
+                            logger: Logger = Logger(label: "invoices")) throws {
+        try self.init(stack: stack, host: host, port: port, resources: resources, today: today,
+                      inspectorToken: inspectorToken, logger: logger, editable: Dashboard.editable, timekeeper: .continuous)
+    }
+
+    /// - Parameters:
+    ///   - editable: the entities edited in forms.
+    ///   - timekeeper: the clock of session expiry and the inspector's delays.
+    init(stack: InvoicesStack, host: String, port: Int, resources: DashboardResources, today: CalendarDay?,
+         inspectorToken: String?, logger: Logger, editable: [any EditableEntity.Type], timekeeper: Timekeeper) throws {
         self.stack = stack
         self.logger = logger
-        dashboard = try Dashboard(stack: stack, templatesDirectory: resources.templates, today: today,
-                                  listeningHost: host, inspectorToken: inspectorToken)
+        dashboard = try Dashboard(stack: stack, templatesDirectory: resources.templates, idleTimeout: .seconds(30 * 60),
+                                  maximumFormsPerSession: 20, today: today, listeningHost: host,
+                                  inspectorToken: inspectorToken, editable: editable, timekeeper: timekeeper)
         let router = try dashboard.makeRouter(publicDirectory: resources.public)
         var configuration = HTTPServer.Configuration(host: host, port: port)
         configuration.limits.maximumBodySize = Self.maximumBodySize

@@ -141,6 +141,16 @@ public final class ManagedObjectModel: Sendable {
     /// The entity with this name.
     public func entity(named name: String) -> EntityDescription? { entitiesByName[name] }
 
+    /// The stored property a key path names (`\Client.name`), for tools that work from the
+    /// model's declarations (a form reading an attribute's length limit, say); nil for a
+    /// computed property or a key path that goes through a relationship.
+    public func property(for keyPath: AnyKeyPath) -> PropertyDescription? {
+        guard let rootType = type(of: keyPath).rootType as? ManagedObject.Type, let entity = entity(for: rootType),
+              let path = propertyPath(for: keyPath, in: entity), path.count == 1, path[0].entityName == entity.name,
+              readsStoredProperty(keyPath, path: path, from: entity) else { return nil }
+        return entity.properties[path[0].index]
+    }
+
     /// The entity declared by this class.
     public func entity(for type: ManagedObject.Type) -> EntityDescription? {
         entitiesByType[ObjectIdentifier(type)]

@@ -9,7 +9,8 @@ import Testing
             let visitor = app.visitor()
             let (path, form) = try await visitor.openForm("/clients/new")
             let script = "<script>alert(1)</script>"
-            let fields = ClientFormFields.inputs.map(\.name).filter { $0 != "email" }.map { ($0, script) }
+            let table = FormTable(Client.self, model: app.stack.coordinator.model)
+            let fields = table.fields.map(\.name).filter { $0 != "email" }.map { ($0, script) }
             let response = try await visitor.post(path, [("csrf", try #require(form.csrf)), ("email", script)] + fields
                                                     + [("action", "save")])
             #expect(response.status == 422)   // the email is not an address

@@ -17,13 +17,13 @@ import Testing
         try await withDashboard { app in
             let visitor = app.visitor()
             let first = try await visitor.get("/clients")
-            let before = app.server.dashboard.readPages.statistics
+            let before = app.server.dashboard.keptPages.cache.statistics
             let second = try await visitor.get("/clients")
             #expect(second.status == 200)
             #expect(second.text == first.text)
             #expect(second.header("ETag") == first.header("ETag"))
             #expect(second.header("Cache-Control") == "no-cache")
-            let after = app.server.dashboard.readPages.statistics
+            let after = app.server.dashboard.keptPages.cache.statistics
             #expect(after.hits == before.hits + 1)
             #expect(after.renders == before.renders)
         }

@@ -8,7 +8,8 @@ import Testing
     private func form(_ stack: InvoicesStack, _ id: String) -> EditForm {
         let scratchpad = stack.newScratchpad()
         let objectID = scratchpad.performAndWait { Client(context: scratchpad).objectID }
-        return EditForm(id: id, kind: .client, scratchpad: scratchpad, objectID: objectID, isNew: true, returnPath: "/clients")
+        return EditForm(id: id, entity: "Client", noun: "client", scratchpad: scratchpad, objectID: objectID, isNew: true,
+                        returnPath: "/clients", section: "clients")
     }
 
     @Test func openingMoreThanTheLimitDropsTheOldestForm() throws {
@@ -24,11 +25,15 @@ import Testing
 
     @Test func anIdleSessionExpiresWithItsForms() async throws {
         let stack = try InvoicesStack.inMemory()
-        let store = SessionStore(idleTimeout: .milliseconds(50))
+        let clock = ManualClock()
+        let store = SessionStore(idleTimeout: .seconds(60), timekeeper: Timekeeper(clock))
         let session = store.sessionOrNew(nil).session
         store.add(form(stack, "f"), to: session.id)
-        #expect(store.session(session.id)?.forms.count == 1)
-        try await Task.sleep(for: .milliseconds(120))
+        clock.advance(by: .seconds(59))
+        #expect(store.session(session.id)?.forms.count == 1)      // touched: idle again from now
+        clock.advance(by: .seconds(59))
+        #expect(store.session(session.id) != nil)
+        clock.advance(by: .seconds(60))
         #expect(store.session(session.id) == nil)
         #expect(store.count == 0)
         let fresh = store.sessionOrNew(session.id)
@@ -37,7 +42,7 @@ import Testing
     }
 
     @Test func sessionIDsAndTokensAreLongAndDistinct() {
-        let tokens = (0..<100).map { _ in SessionStore.randomToken() }
+        let tokens = (0..<100).map { _ in Tokens.random() }
         #expect(Set(tokens).count == 100)
         #expect(tokens.allSatisfy { $0.count == 64 })
     }

@@ -188,7 +188,7 @@ final class ContextActivityRecorder: Sendable {
 
     /// `new client`, `client 12`.
     static func describe(_ form: EditForm) -> String {
-        form.isNew ? "new \(form.kind.rawValue)" : "\(form.kind.rawValue) \(form.objectID.primaryKey.map(String.init) ?? "")"
+        form.isNew ? "new \(form.noun)" : "\(form.noun) \(form.objectID.primaryKey.map(String.init) ?? "")"
     }
 
     /// The first six characters and an ellipsis: enough to tell sessions apart, not to use one.

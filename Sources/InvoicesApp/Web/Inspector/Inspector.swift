@@ -38,7 +38,7 @@ final class Inspector: Sendable {
     private let refresh = Mutex(RefreshState())
     /// Wakes up when the next open form's session expires, so its drop shows on open pages
     /// then (sessions are otherwise swept only when someone visits).
-    private let expiryTimer = Mutex<(at: Date, task: Task<Void, Never>)?>(nil)
+    private let expiryTimer = Mutex<(at: Duration, task: Task<Void, Never>)?>(nil)
     private let sessions: SessionStore
 
     private struct RefreshState: Sendable {
@@ -98,28 +98,32 @@ final class Inspector: Sendable {
             return true
         }
         guard start else { return }
+        let timekeeper = sessions.timekeeper
         Task { [weak self] in
-            try? await Task.sleep(for: Self.refreshDelay)
+            do { try await timekeeper.sleep(Self.refreshDelay) } catch {
+                self?.refresh.withLock { $0.scheduled = false }
+                return
+            }
             await self?.refreshNow()
         }
     }
 
-    /// Sweeps the sessions just after `date` (the next expiry), replacing a later wake-up.
-    private func scheduleExpiryCheck(_ date: Date?) {
-        guard let date else { return }
+    /// Sweeps the sessions just after `delay` (the next expiry), replacing a later wake-up.
+    private func scheduleExpiryCheck(after delay: Duration?) {
+        guard let delay else { return }
+        let timekeeper = sessions.timekeeper, now = timekeeper.now()
+        let at = now + max(.zero, delay) + .milliseconds(200)
         expiryTimer.withLock { timer in
-            if let timer, timer.at <= date, timer.at > Date() { return }   // an earlier wake-up is due
+            if let timer, timer.at <= at, timer.at > now { return }   // an earlier wake-up is due
             timer?.task.cancel()
             let sessions = self.sessions
-            timer = (date, Task { [weak self] in
-                let delay = max(0, date.timeIntervalSinceNow) + 0.2
-                try? await Task.sleep(for: .milliseconds(Int(delay * 1000)))
-                guard !Task.isCancelled else { return }
+            timer = (at, Task { [weak self] in
+                do { try await timekeeper.sleep(at - now) } catch { return }
                 // Reports expired forms (which refreshes the pages); a session used meanwhile
                 // expires later: wake up again then.
                 let open = sessions.openForms()
                 guard let self, self.events.subscriberCount(of: Self.topic) > 0 else { return }
-                self.scheduleExpiryCheck(open.map { StackSnapshotter.date(of: $0.expiresAt) }.min())
+                self.scheduleExpiryCheck(after: open.map(\.expiresIn).min())
             })
         }
     }
@@ -131,7 +135,7 @@ final class Inspector: Sendable {
             let snapshot = await snapshotter.snapshot()
             let version = refresh.withLock { state -> Int in state.version += 1; return state.version }
             events.publish(ServerSentEvent(event: "update", data: render(snapshot), id: String(version)), to: Self.topic)
-            scheduleExpiryCheck(snapshot.contexts.compactMap(\.owner?.expiresAt).min())
+            scheduleExpiryCheck(after: sessions.openForms().map(\.expiresIn).min())
         }
         let again = refresh.withLock { state -> Bool in
             if state.dirty { state.dirty = false; return true }
@@ -139,7 +143,10 @@ final class Inspector: Sendable {
             return false
         }
         if again {
-            try? await Task.sleep(for: Self.refreshDelay)
+            do { try await sessions.timekeeper.sleep(Self.refreshDelay) } catch {
+                refresh.withLock { $0.scheduled = false }
+                return
+            }
             await refreshNow()
         }
     }

@@ -47,7 +47,7 @@ struct InspectorAccess: Sendable {
         let header = request.headers[HTTPField.Name(Self.headerName)!]
         let cookie = request.cookies[Self.cookieName]
         for candidate in [query, header, bearer, cookie] {
-            if let candidate, Dashboard.constantTimeEqual(candidate, token) {
+            if let candidate, Tokens.constantTimeEqual(candidate, token) {
                 return .allowed(setCookie: candidate == query && cookie != query)
             }
         }

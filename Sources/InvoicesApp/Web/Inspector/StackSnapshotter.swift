@@ -110,10 +110,10 @@ struct StackSnapshotter: Sendable {
             let owning = forms.filter { $0.form.scratchpad === context }
             let main = owning.first { $0.form.parentFormID == nil } ?? owning.first
             let owner = main.map { open in
-                FormOwnerSnapshot(form: ContextActivityRecorder.abbreviate(open.form.id), kind: open.form.kind.rawValue,
+                FormOwnerSnapshot(form: ContextActivityRecorder.abbreviate(open.form.id), kind: open.form.noun,
                                   object: ContextActivityRecorder.describe(open.form),
                                   session: ContextActivityRecorder.abbreviate(open.sessionID),
-                                  nestedForms: owning.count - 1, expiresAt: Self.date(of: open.expiresAt))
+                                  nestedForms: owning.count - 1, expiresAt: open.expiresAt)
             }
             targets.append(Target(context: context, id: identities.id(of: context), role: identities.role(of: context),
                                   parent: parent, owner: owner, createdAt: main?.form.openedAt))
@@ -246,13 +246,6 @@ struct StackSnapshotter: Sendable {
         return "\(conflict.objectID): " + conflict.properties.map {
             "\($0.property) is \($0.theirs) in the parent now (was \($0.base) when read; pending \($0.ours))"
         }.joined(separator: "; ")
-    }
-
-    /// A continuous-clock instant as a wall-clock date.
-    static func date(of instant: ContinuousClock.Instant) -> Date {
-        let offset = instant - ContinuousClock.now
-        let (seconds, attoseconds) = offset.components
-        return Date().addingTimeInterval(Double(seconds) + Double(attoseconds) / 1e18)
     }
 }
 

@@ -34,17 +34,24 @@ struct ReadPage: Sendable {
     let model: any MustacheParent & Sendable
 }
 
-/// Serving the read pages (`/clients`, `/invoices`, `/clients/{pk}`, `/invoices/{pk}`) from
-/// ``readPages`` while their data has not changed.
+/// Read pages kept while their data has not changed, and served again.
 ///
-/// What is per visitor stays correct: a page with a one-time flash message is rendered for
-/// its visitor alone and never kept; read pages carry no CSRF token or other session data;
-/// the "being edited" marks are part of the key. Kept pages go out with an `ETag` and
+/// What is per visitor stays correct: a page with a one-time flash message is rendered for its
+/// visitor alone and never kept; read pages carry no CSRF token or other session data; the
+/// "being edited" marks are part of the key. Kept pages go out with an `ETag` and
 /// `Cache-Control: no-cache`, so a browser revalidates and gets 304 while nothing changed.
-extension Dashboard {
+struct KeptPages: Sendable {
+    let stack: InvoicesStack
+    let renderer: PageRenderer
+    let cache: PageCache<ReadPageKey>
+    /// The day "overdue" is decided against; nil for the real today.
+    let fixedToday: CalendarDay?
+
+    var today: CalendarDay { fixedToday ?? .today }
+
     /// The key of `page` for a request now.
-    func readPageKey(_ page: ReadPageKey.Page) -> ReadPageKey {
-        let edited = sessions.objectsBeingEdited()
+    func key(_ page: ReadPageKey.Page) -> ReadPageKey {
+        let edited = renderer.sessions.objectsBeingEdited()
         func keys(_ entity: String) -> [Int64] {
             edited.isEmpty ? [] : edited.filter { $0.entityName == entity }.compactMap(\.primaryKey).sorted()
         }
@@ -60,47 +67,45 @@ extension Dashboard {
 
     /// The fast path, on the server thread: the kept page if it is current and the visitor
     /// has no flash message waiting; nil sends the request down the asynchronous path.
-    func keptPage(_ page: ReadPageKey.Page, _ request: Request) -> Response? {
-        guard visit(request).session.flash == nil else { return nil }
-        guard let kept = readPages.page(for: readPageKey(page), generation: stack.generation) else { return nil }
-        return response(kept, request)
+    func response(_ page: ReadPageKey.Page, _ request: Request) -> Response? {
+        guard renderer.sessions.session(request.cookies[SessionMiddleware.cookieName])?.flash == nil,
+              let kept = cache.page(for: key(page), generation: stack.generation) else { return nil }
+        return Self.response(kept, request)
     }
 
     /// The page: kept, or read (`read` runs once per key and generation however many requests
     /// wait for it) and rendered. `read` returns nil when the object does not exist (404).
-    func readPage(_ page: ReadPageKey.Page, _ request: Request, notFound what: String,
-                  read: @escaping @Sendable (ReadPageKey) async throws -> ReadPage?) async throws -> Response {
-        let visit = visit(request)
-        let key = readPageKey(page)
-        if !visit.session.id.isEmpty, let flash = sessions.takeFlash(visit.session.id) {
+    func page(_ page: ReadPageKey.Page, _ request: Request, session: Session?, notFound what: String,
+              read: @escaping @Sendable (ReadPageKey) async throws -> ReadPage?) async throws -> Response {
+        let key = key(page)
+        if let session, let flash = renderer.sessions.takeFlash(session.id) {
             // The visitor's own one-time message: rendered for them, never kept.
-            guard let page = try await read(key) else { return notFound(what, visit: visit) }
-            return render(page.template, chrome: PageChrome(title: page.title, section: page.section, flash: flash,
-                                                            csrf: visit.session.csrfToken),
-                          page: page.model, visit: visit)
+            guard let page = try await read(key) else { return renderer.notFound(what, session: session) }
+            return renderer.render(page.template, chrome: PageChrome(title: page.title, section: page.section, flash: flash,
+                                                                     csrf: session.csrfToken), page: page.model)
         }
         // Taken before reading: what is read is at least as new as the generation it is kept under.
         let generation = stack.generation
-        let rendered = try await readPages.page(for: key, generation: generation) { [self] in
+        let rendered = try await cache.page(for: key, generation: generation) { [renderer] in
             guard let page = try await read(key) else {
-                let anonymous: Visit = (Session(id: "", csrfToken: "", lastSeen: .now), false)
-                return CachedPage(status: .notFound, html: notFound(what, visit: anonymous).bodyText ?? "")
+                return CachedPage(status: .notFound, html: renderer.notFound(what, session: nil).bodyText ?? "")
             }
             let chrome = PageChrome(title: page.title, section: page.section, flash: nil, csrf: "")
-            return CachedPage(status: .ok, html: try pages.render(page.template, TemplateContext(chrome: chrome, page: page.model)))
+            return CachedPage(status: .ok, html: try renderer.templates.render(page.template,
+                                                                                TemplateContext(chrome: chrome, page: page.model)))
         }
-        return response(rendered, request)
+        return Self.response(rendered, request)
     }
 
     /// A kept page as a response; 304 when the browser already has this version.
-    func response(_ page: CachedPage, _ request: Request) -> Response {
+    static func response(_ page: CachedPage, _ request: Request) -> Response {
         guard page.status == .ok else {
             var response = Response(status: page.status, headers: [.contentType: "text/html; charset=utf-8"],
                                     body: .bytes(page.body))
             response.headers[.cacheControl] = "no-store"
             return response
         }
-        if let tags = request.headers[.ifNoneMatch], Self.matches(tags, page.etag) {
+        if let tags = request.headers[.ifNoneMatch], matches(tags, page.etag) {
             return Response(status: .notModified, headers: [.eTag: page.etag, .cacheControl: "no-cache"])
         }
         return Response(status: .ok, headers: [.contentType: "text/html; charset=utf-8", .eTag: page.etag,

@@ -79,14 +79,3 @@ struct InvoicePage: Sendable {
         hasSetAside = !setAside.isEmpty
     }
 }
-
-/// The delete confirmation page.
-struct DeletePage: Sendable {
-    let what: String
-    let name: String
-    let action: String
-    let cancelLink: String
-    /// For a client: how many invoices go with it.
-    let invoiceCount: Int
-    let isClient: Bool
-}

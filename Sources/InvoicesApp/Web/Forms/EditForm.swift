@@ -6,18 +6,13 @@ import ObjectGraph
 /// `Sendable`: the fields are immutable; the scratchpad is used only through its own
 /// `perform` blocks.
 struct EditForm: Sendable {
-    /// Which entity the form edits.
-    enum Kind: String, Sendable {
-        case client, invoice
-
-        /// The list's path (`/clients`).
-        var listPath: String { "/\(rawValue)s" }
-    }
-
     /// Random, part of the form's URL (`/forms/{id}`).
     let id: String
-    let kind: Kind
-    /// A child of the main context, made for this form only.
+    /// The entity edited (its model name): which ``FormTable`` the form uses.
+    let entity: String
+    /// What one is called (`client`), for headings and the inspector.
+    let noun: String
+    /// A child of the main context, made for this form (shared by the forms nested in it).
     let scratchpad: ManagedObjectContext
     /// The object edited; temporary for a new one.
     let objectID: ObjectID
@@ -25,8 +20,11 @@ struct EditForm: Sendable {
     let isNew: Bool
     /// Where "cancel" goes back to.
     let returnPath: String
-    /// For an invoice added inside a client's form: that form's ID. Such an invoice lives in
-    /// the client form's scratchpad and is saved with the client, or not at all.
+    /// The navigation section the form belongs to (`clients`): its entity's, or for a form
+    /// nested in another, the owner's.
+    let section: String
+    /// For a form nested in another (an invoice added in a client's form): that form's ID.
+    /// Its object lives in the owner's scratchpad and is saved with the owner, or not at all.
     var parentFormID: String? = nil
     /// For a form that resolves a change the writer set aside: that change's ID, forgotten
     /// once the form saves.
@@ -36,8 +34,4 @@ struct EditForm: Sendable {
 
     /// The form's URL.
     var path: String { "/forms/\(id)" }
-
-    /// The navigation section the form belongs to: its kind's list, except for an invoice
-    /// edited inside a client's form, which is part of editing that client.
-    var section: String { parentFormID == nil ? String(kind.listPath.dropFirst()) : "clients" }
 }

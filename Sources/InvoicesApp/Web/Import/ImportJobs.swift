@@ -15,35 +15,35 @@ struct ImportJob: Sendable {
 /// The imports started from the upload page, by ID, so their page can show the progress.
 /// Keeps the most recent ones only.
 ///
-/// `Sendable`: `jobs` is only touched while its mutex is held.
+/// `Sendable`: the jobs and their order are one `State`, only touched while its mutex is held.
 final class ImportJobs: Sendable {
-    private let jobs = Mutex<[String: ImportJob]>([:])
-    private let order = Mutex<[String]>([])
+    private struct State {
+        var jobs: [String: ImportJob] = [:]
+        /// Oldest first: the ones dropped past ``kept``.
+        var order: [String] = []
+    }
+    private let state = Mutex(State())
     static let kept = 50
 
     func start(filename: String) -> String {
-        let id = SessionStore.randomToken()
-        jobs.withLock { $0[id] = ImportJob(id: id, filename: filename) }
-        let dropped: [String] = order.withLock { order in
-            order.append(id)
-            guard order.count > Self.kept else { return [] }
-            let old = Array(order.prefix(order.count - Self.kept))
-            order.removeFirst(old.count)
-            return old
+        let id = Tokens.random()
+        state.withLock { state in
+            state.jobs[id] = ImportJob(id: id, filename: filename)
+            state.order.append(id)
+            while state.order.count > Self.kept { state.jobs[state.order.removeFirst()] = nil }
         }
-        if !dropped.isEmpty { jobs.withLock { for id in dropped { $0[id] = nil } } }
         return id
     }
 
     func update(_ id: String, _ change: @Sendable (inout ImportJob) -> Void) {
-        jobs.withLock { all in
-            guard var job = all[id] else { return }
+        state.withLock { state in
+            guard var job = state.jobs[id] else { return }
             change(&job)
-            all[id] = job
+            state.jobs[id] = job
         }
     }
 
-    func job(_ id: String) -> ImportJob? { jobs.withLock { $0[id] } }
+    func job(_ id: String) -> ImportJob? { state.withLock { $0.jobs[id] } }
 }
 
 /// `/imports/{id}`: a progress bar while the import runs (the page reloads itself every

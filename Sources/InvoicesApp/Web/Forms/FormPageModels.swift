@@ -7,14 +7,32 @@ struct FormPage: Sendable {
     let errors: [FieldError]
     let hasErrors: Bool
     let cancelLabel: String
-    /// "Save", or "Done" for an invoice inside a client's form (saved with the client).
+    /// "Save", or "Done" for a form nested in another (saved with its owner).
     let saveLabel: String
-    /// A client form offers to add invoices that are saved with it.
-    let isClientForm: Bool
-    let nestedInvoices: [Dashboard.NestedInvoiceRow]
-    let hasNestedInvoices: Bool
-    /// An invoice inside a client's form: no client choice, no separate save.
+    /// Objects of other entities added in this form and saved with it (a client's invoices).
+    let nested: [NestedSection]
+    /// A form nested in another: no choice of the owner, no separate save.
     let isNested: Bool
+}
+
+/// A section of a form listing the objects added in it, with the button that adds one.
+struct NestedSection: Sendable {
+    /// The relationship's name: the section's anchor (`field-invoices`), where errors of the
+    /// objects in it point.
+    let relationship: String
+    let title: String
+    /// `add-invoice`.
+    let action: String
+    let addLabel: String
+    let rows: [NestedRow]
+    let hasRows: Bool
+}
+
+/// An object added in a form, linking to its own form.
+struct NestedRow: Sendable {
+    let formPath: String
+    let title: String
+    let summary: String
 }
 
 /// One property of the 409 page: the value when the form opened, now, and the form's.
@@ -34,12 +52,4 @@ struct ConflictPage: Sendable {
     let rows: [ConflictRow]
     let deletedElsewhere: Bool
     let startAgainLink: String
-}
-
-/// What a form's page is read from: the scratchpad object's values as text, and for an
-/// invoice the clients to choose from. Read on the scratchpad's queue.
-struct FormSnapshot: Sendable {
-    let values: [String: String]
-    let clients: [ClientChoice]
-    let title: String
 }

@@ -1,0 +1,34 @@
+import Foundation
+import HTTPTypes
+import WebServer
+
+/// For the routes that change something: the request must come from a live session and carry
+/// that session's CSRF token (the form's `csrf` field, or the `X-CSRF-Token` header), or it is
+/// refused with a 403 page and nothing changes. The session is checked before the body is
+/// parsed, so an anonymous request costs nothing to refuse; the form read here is handed on in
+/// the context.
+struct CSRFCheck: RouterMiddleware {
+    static let headerName = HTTPField.Name("X-CSRF-Token")!
+
+    let renderer: PageRenderer
+
+    func handle(_ request: Request, context: DashboardContext,
+                next: @Sendable (Request, DashboardContext) async throws -> Response) async throws -> Response {
+        guard let session = context.session else {
+            return refused("Your session has expired (or cookies are off), so this form cannot be accepted.", session: nil)
+        }
+        var context = context
+        let form = try request.form()
+        guard let token = request.headers[Self.headerName] ?? form["csrf"],
+              Tokens.constantTimeEqual(token, session.csrfToken) else {
+            return refused("The form's security token is missing or wrong, so nothing was changed.", session: session)
+        }
+        context.form = form
+        return try await next(request, context)
+    }
+
+    private func refused(_ reason: String, session: Session?) -> Response {
+        renderer.errorPage(.forbidden, title: "Not accepted", message: reason + " Reload the page and try again.",
+                           link: "/clients", linkText: "Back to the clients", session: session)
+    }
+}

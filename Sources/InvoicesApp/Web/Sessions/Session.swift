@@ -1,0 +1,16 @@
+import Foundation
+
+/// One visitor's server-side state: the CSRF token, the open edit forms (each with its own
+/// scratchpad) and a one-time flash message. Value type; the ``SessionStore`` owns the copies.
+struct Session: Sendable {
+    let id: String
+    let csrfToken: String
+    /// When the visitor was last seen, on the store's ``Timekeeper``.
+    var lastSeen: Duration
+    /// Oldest first, so the store drops from the front when a session has too many.
+    var forms: [EditForm] = []
+    /// Shown once, on the next page the visitor reads.
+    var flash: String?
+
+    func form(_ id: String) -> EditForm? { forms.first { $0.id == id } }
+}

@@ -1,0 +1,56 @@
+import Synchronization
+
+/// A clock that moves only when a test says so: sleepers wake when ``advance(by:)`` passes
+/// their deadline. What session expiry, deferred flushes and the inspector's delays are tested
+/// with, instead of sleeping.
+final class ManualClock: Clock, Sendable {
+    struct Instant: InstantProtocol {
+        let offset: Duration
+        func advanced(by duration: Duration) -> Instant { Instant(offset: offset + duration) }
+        func duration(to other: Instant) -> Duration { other.offset - offset }
+        static func < (lhs: Instant, rhs: Instant) -> Bool { lhs.offset < rhs.offset }
+    }
+
+    private struct State {
+        var now = Instant(offset: .zero)
+        var sleepers: [(deadline: Instant, wake: CheckedContinuation<Void, Never>)] = []
+    }
+    private let state = Mutex(State())
+
+    var now: Instant { state.withLock { $0.now } }
+    var minimumResolution: Duration { .zero }
+
+    /// How many sleepers wait.
+    var sleeperCount: Int { state.withLock { $0.sleepers.count } }
+
+    func sleep(until deadline: Instant, tolerance: Duration? = nil) async throws {
+        await withCheckedContinuation { continuation in
+            let due = state.withLock { state -> Bool in
+                if deadline <= state.now { return true }
+                state.sleepers.append((deadline, continuation))
+                return false
+            }
+            if due { continuation.resume() }
+        }
+        try Task.checkCancellation()
+    }
+
+    /// Moves the clock on and wakes every sleeper whose deadline has come.
+    func advance(by duration: Duration) {
+        let woken = state.withLock { state -> [CheckedContinuation<Void, Never>] in
+            state.now = state.now.advanced(by: duration)
+            let now = state.now
+            let due = state.sleepers.filter { $0.deadline <= now }.map(\.wake)
+            state.sleepers.removeAll { $0.deadline <= now }
+            return due
+        }
+        for continuation in woken { continuation.resume() }
+    }
+
+    /// Waits (on the real clock, at most `limit`) until at least `count` sleepers wait: a test
+    /// advances only once what it means to wake is asleep.
+    func waitForSleepers(_ count: Int = 1, limit: Duration = .seconds(10)) async {
+        let deadline = ContinuousClock.now + limit
+        while sleeperCount < count && ContinuousClock.now < deadline { await Task.yield() }
+    }
+}

@@ -43,6 +43,12 @@ public final class InvoicesStack: Sendable {
     /// - Throws: ``StackError`` saying what to do when the file cannot be used.
     public convenience init(storeURL url: URL, persist: PersistMode = .immediate, busyTimeout: TimeInterval = 5,
                             logger: Logger = Logger(label: "invoices")) throws(StackError) {
+        try self.init(storeURL: url, persist: persist, busyTimeout: busyTimeout, logger: logger, model: nil)
+    }
+
+    /// The same over another model than ``InvoicesModel`` (one with more entities, for tests).
+    convenience init(storeURL url: URL, persist: PersistMode = .immediate, busyTimeout: TimeInterval = 5,
+                     logger: Logger = Logger(label: "invoices"), model: ManagedObjectModel?) throws(StackError) {
         let folder = url.deletingLastPathComponent()
         do {
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
@@ -53,18 +59,19 @@ public final class InvoicesStack: Sendable {
         // commits reaches writer and main through ``startMergingRemoteChanges(as:)``.
         try self.init(description: .sqlite(at: url, busyTimeout: busyTimeout, recordsHistory: true,
                                            postsRemoteChangeNotifications: true),
-                      storeURL: url, persist: persist, logger: logger)
+                      storeURL: url, persist: persist, logger: logger, model: model)
     }
 
     /// A stack over an in-memory store, for tests and previews.
     public static func inMemory(persist: PersistMode = .immediate) throws(StackError) -> InvoicesStack {
-        try InvoicesStack(description: .inMemory(), storeURL: nil, persist: persist, logger: Logger(label: "invoices"))
+        try InvoicesStack(description: .inMemory(), storeURL: nil, persist: persist, logger: Logger(label: "invoices"),
+                          model: nil)
     }
 
     private init(description: PersistentStoreDescription, storeURL: URL?, persist: PersistMode,
-                 logger: Logger) throws(StackError) {
+                 logger: Logger, model given: ManagedObjectModel?) throws(StackError) {
         let model: ManagedObjectModel
-        do { model = try InvoicesModel.shared.get() } catch { throw .model("\(error)") }
+        do { model = try given ?? InvoicesModel.shared.get() } catch { throw .model("\(error)") }
         let coordinator = PersistentStoreCoordinator(model: model)
         do {
             try coordinator.addPersistentStore(description)

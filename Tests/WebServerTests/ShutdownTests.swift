@@ -1,25 +1,71 @@
 import Foundation
+import Synchronization
 import Testing
 import WebServer
 
+/// Stopping: requests in flight finish, new connections are refused, a handler that outlasts the
+/// timeout is answered 503. Events are ordered by signals (a handler says it has started; the
+/// test lets it finish), never by sleeping.
 @Suite struct ShutdownTests {
+    /// A handler's start, announced, and its end, held until the test releases it.
+    final class HeldHandler: Sendable {
+        private let entered = DispatchSemaphore(value: 0)
+        private let released = DispatchSemaphore(value: 0)
+
+        /// In the handler: says it has started, then waits (at most `limit`) to be released.
+        func enterAndWait(limit: Double = 10) {
+            entered.signal()
+            _ = released.wait(timeout: .now() + limit)
+        }
+
+        /// In the test: waits (on a thread of its own) until the handler has started.
+        func waitUntilEntered() async {
+            await withCheckedContinuation { continuation in
+                Thread.detachNewThread { [entered] in
+                    _ = entered.wait(timeout: .now() + 10)
+                    continuation.resume()
+                }
+            }
+        }
+
+        func release() { released.signal() }
+    }
+
+    /// Whether a connection to `port` is refused (ECONNREFUSED), retrying for up to 5 s while
+    /// the server is still closing its listening socket.
+    static func connectionIsRefused(_ server: TestServer) async -> Bool {
+        let deadline = ContinuousClock.now + .seconds(5)
+        while ContinuousClock.now < deadline {
+            do {
+                _ = try server.rawConnection()
+            } catch let error as POSIXError where error.code == .ECONNREFUSED {
+                return true
+            } catch {
+                return false
+            }
+            await Task.yield()
+        }
+        return false
+    }
+
     @Test func requestInFlightFinishesAndNewConnectionsAreRefused() async throws {
+        let held = HeldHandler()
         try await withServer({ router in
             router.get("/slow") { _ in
-                try await Task.sleep(for: .milliseconds(600))
+                held.enterAndWait()
                 return .text("finished")
             }
         }) { server in
             // given a request in flight
             let client = server.client()
             let inFlight = Task { try await client.get("/slow") }
-            try await Task.sleep(for: .milliseconds(200))
+            await held.waitUntilEntered()
             // when the server shuts down
             let shutdown = Task { await server.server.shutdown() }
-            try await Task.sleep(for: .milliseconds(100))
             // then a new connection is refused
-            #expect(throws: (any Error).self) { try server.rawConnection() }
+            #expect(await Self.connectionIsRefused(server))
             // and the request in flight still gets its answer
+            held.release()
             let response = try await inFlight.value
             #expect(response.status == 200)
             #expect(response.text == "finished")
@@ -28,26 +74,31 @@ import WebServer
     }
 
     @Test func synchronousRequestInFlightFinishesToo() async throws {
+        let held = HeldHandler()
         try await withServer({ router in
             router.get("/busy") { _ in
-                Thread.sleep(forTimeInterval: 0.5)
+                held.enterAndWait()
                 return .text("done")
             }
         }) { server in
             let raw = try server.rawConnection()
             raw.send("GET /busy HTTP/1.1\r\nHost: x\r\n\r\n")
-            try await Task.sleep(for: .milliseconds(150))
+            await held.waitUntilEntered()
             let shutdown = Task { await server.server.shutdown() }
+            #expect(await Self.connectionIsRefused(server))
+            held.release()
             let reply = await raw.receive(until: "done")
             #expect(reply.hasPrefix("HTTP/1.1 200"))
-            #expect(reply.contains("Connection: close") || reply.contains("done"))
+            #expect(reply.contains("Connection: close"))
             await shutdown.value
         }
     }
 
     @Test func handlerOutlastingTheShutdownTimeoutIsAnswered503() async throws {
+        let entered = AsyncStream<Void>.makeStream()
         let router = Router()
         router.get("/forever") { _ in
+            entered.continuation.yield()
             try? await Task.sleep(for: .seconds(30))
             return .text("too late")
         }
@@ -57,7 +108,8 @@ import WebServer
         try server.start()
         let raw = try RawConnection(port: server.port)
         raw.send("GET /forever HTTP/1.1\r\nHost: x\r\n\r\n")
-        try await Task.sleep(for: .milliseconds(100))
+        var started = entered.stream.makeAsyncIterator()
+        _ = await started.next()
         await server.shutdown(timeout: .milliseconds(300))
         let reply = await raw.receive(timeout: 15)
         #expect(reply.hasPrefix("HTTP/1.1 503"))
@@ -81,21 +133,13 @@ import WebServer
     @Test func terminationSignalReportsSIGTERM() async throws {
         // given SIGTERM ignored, so that a signal sent before the wait begins cannot end the tests
         signal(SIGTERM, SIG_IGN)
-        let waiting = Task { await HTTPServer.terminationSignal() }
-        try await Task.sleep(for: .milliseconds(200))
+        let (listening, ready) = AsyncStream<Void>.makeStream()
+        let waiting = Task { await HTTPServer.terminationSignal(listening: { ready.yield() }) }
+        var iterator = listening.makeAsyncIterator()
+        _ = await iterator.next()
         // when the process receives SIGTERM
         kill(getpid(), SIGTERM)
         // then the waiter returns it
-        let received = try await withThrowingTaskGroup(of: Int32?.self) { group in
-            group.addTask { await waiting.value }
-            group.addTask {
-                try await Task.sleep(for: .seconds(5))
-                return nil
-            }
-            let first = try await group.next() ?? nil
-            group.cancelAll()
-            return first
-        }
-        #expect(received == SIGTERM)
+        #expect(await waiting.value == SIGTERM)
     }
 }

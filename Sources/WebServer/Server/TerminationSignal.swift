@@ -16,10 +16,13 @@ extension HTTPServer {
     /// ```
     /// While waiting, the signals no longer end the process by themselves; after the first one
     /// arrives they do again, so a second Ctrl-C still stops a shutdown that hangs.
-    public static func terminationSignal() async -> Int32 {
+    /// - Parameter listening: called once the signals are being watched (a signal sent before
+    ///   that is not seen).
+    public static func terminationSignal(listening: @Sendable () -> Void = {}) async -> Int32 {
         await withCheckedContinuation { continuation in
             let waiter = SignalWaiter(continuation: continuation)
             waiter.start()
+            listening()
         }
     }
 }

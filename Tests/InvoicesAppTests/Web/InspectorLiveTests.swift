@@ -83,12 +83,27 @@ import Testing
     @Test func theServersOwnSavesAreNotReportedAsRemoteChanges() async throws {
         try await withDashboard { app in
             let visitor = app.visitor()
+            let beta = try await clientID("Beta Ltd", visitor: visitor)
+            let acme = try await clientID("Acme Corp", visitor: visitor)
             let (path, csrf) = try await visitor.editClient("Beta Ltd", applying: [("city", "Oslo")])
             #expect(try await visitor.post(path, [("csrf", csrf), ("action", "save")]).status == 303)
-            try await Task.sleep(for: .milliseconds(400))
-            let snapshot = try await visitor.inspectorSnapshot()
-            #expect(snapshot.timeline.contains { $0.kind == .save && $0.context == "writer" })
-            #expect(!snapshot.timeline.contains { $0.kind == .remote })
+            // Then another coordinator commits: once its change is reported (history is read
+            // in order), the server's own earlier save has been looked at too.
+            let elsewhere = try InvoicesStack(storeURL: app.databaseURL)
+            let context = elsewhere.newImportContext(name: "elsewhere")
+            try await context.perform {
+                try context.existingObject(Client.self, primaryKey: acme)?.city = "Bern"
+                try context.save()
+            }
+            let (snapshot, seen) = try await visitor.inspectorSnapshot(within: .seconds(10)) {
+                $0.timeline.contains { $0.kind == .remote }
+            }
+            #expect(seen)
+            // (One event per context it was merged into: writer and main.)
+            let remote = snapshot.timeline.filter { $0.kind == .remote }
+            #expect(!remote.isEmpty)
+            #expect(remote.allSatisfy { $0.objectIDs.contains("Client/p\(acme)") && !$0.objectIDs.contains("Client/p\(beta)") })
+            #expect(snapshot.timeline.contains { $0.kind == .save && $0.context == "writer" && $0.objectIDs.contains("Client/p\(beta)") })
         }
     }
 

@@ -51,11 +51,16 @@ import Testing
                     return String(decoding: kept.body, as: UTF8.self)
                 }
             }
-            try await Task.sleep(for: .milliseconds(50))
+            // The rendering is held until every other request waits for it (none can find the
+            // page kept and pass for coalesced).
+            let deadline = ContinuousClock.now + .seconds(10)
+            while cache.statistics.joins < 19 && ContinuousClock.now < deadline { await Task.yield() }
             gate.open()
             for try await body in group { #expect(body == "v1") }
         }
         #expect(cache.statistics.renders == 1)
+        #expect(cache.statistics.joins == 19)
+        #expect(cache.statistics.hits == 0)
         #expect(cache.page(for: "/clients", generation: first).map { String(decoding: $0.body, as: UTF8.self) } == "v1")
         #expect(cache.page(for: "/clients", generation: savedHere) == nil)
     }
@@ -90,17 +95,17 @@ import Testing
         let cache = PageCache<String>()
         _ = try await cache.page(for: "/clients", generation: first) { page("v1") }
         #expect(cache.page(for: "/clients", generation: savedHere) == nil)
-        let served = try await cache.page(for: "/clients", generation: savedHere) {
-            try await Task.sleep(for: .milliseconds(20))
-            return page("v2")
-        }
+        let served = try await cache.page(for: "/clients", generation: savedHere) { page("v2") }
         #expect(served.body == Array("v2".utf8))
     }
 
     @Test func aPageStaleForLongerThanTheBoundWaitsForItsRendering() async throws {
-        let cache = PageCache<String>(maximumStaleness: .milliseconds(30))
+        let clock = ManualClock()
+        let cache = PageCache<String>(maximumStaleness: .milliseconds(30), timekeeper: Timekeeper(clock))
         _ = try await cache.page(for: "/clients", generation: first) { page("v1") }
-        try await Task.sleep(for: .milliseconds(60))
+        clock.advance(by: .milliseconds(29))
+        #expect(cache.page(for: "/clients", generation: otherProcessCommitted) == nil)   // no rendering runs yet
+        clock.advance(by: .milliseconds(2))
         let served = try await cache.page(for: "/clients", generation: otherProcessCommitted) { page("v2") }
         #expect(served.body == Array("v2".utf8))
     }

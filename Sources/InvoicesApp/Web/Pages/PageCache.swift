@@ -51,8 +51,8 @@ final class PageCache<Key: Hashable & Sendable>: Sendable {
     private struct Entry {
         let generation: Generation
         let page: CachedPage
-        /// When the rendering began: its data is at least as new as this.
-        let readAt: ContinuousClock.Instant
+        /// When the rendering began (on the cache's timekeeper): its data is at least as new.
+        let readAt: Duration
         var lastUse: UInt64
     }
 
@@ -76,25 +76,30 @@ final class PageCache<Key: Hashable & Sendable>: Sendable {
         var hits = 0
         var staleHits = 0
         var renders = 0
+        /// Requests that waited for a rendering another request started.
+        var joins = 0
     }
 
     let capacity: Int
     let maximumBytes: Int
     /// How long another process's commits may be missing from a page served while it renders again.
     let maximumStaleness: Duration
+    private let timekeeper: Timekeeper
     private let state = Mutex(State())
 
-    init(capacity: Int = 512, maximumBytes: Int = 64 << 20, maximumStaleness: Duration = .seconds(1)) {
+    init(capacity: Int = 512, maximumBytes: Int = 64 << 20, maximumStaleness: Duration = .seconds(1),
+         timekeeper: Timekeeper = .continuous) {
         self.capacity = max(1, capacity)
         self.maximumBytes = max(1, maximumBytes)
         self.maximumStaleness = maximumStaleness
+        self.timekeeper = timekeeper
     }
 
     /// The fast path: the page kept for `key` if it is current at `generation` (or stale only
     /// by another process's commits, within bounds, while its new rendering already runs);
     /// nil when the request must take ``page(for:generation:render:)``.
     func page(for key: Key, generation: Generation) -> CachedPage? {
-        let now = ContinuousClock.now
+        let now = timekeeper.now()
         return state.withLock { state in
             guard let entry = state.entries[key] else { return nil }
             if entry.generation == generation { return use(key, entry, stale: false, in: &state) }
@@ -111,7 +116,7 @@ final class PageCache<Key: Hashable & Sendable>: Sendable {
     /// - Throws: what `render` throws, to every request waiting for that rendering.
     func page(for key: Key, generation: Generation,
               render: @escaping @Sendable () async throws -> CachedPage) async throws -> CachedPage {
-        let now = ContinuousClock.now
+        let now = timekeeper.now()
         let flight = Flight(key: key, generation: generation)
         let found = state.withLock { state -> Found in
             let entry = state.entries[key]
@@ -119,6 +124,7 @@ final class PageCache<Key: Hashable & Sendable>: Sendable {
             let task: Task<CachedPage, any Error>
             if let running = state.flights[flight] {
                 task = running
+                state.joins += 1
             } else {
                 // The rendering keeps its own page: it may finish after every request that
                 // started it was answered with the stale page.
@@ -143,9 +149,9 @@ final class PageCache<Key: Hashable & Sendable>: Sendable {
     }
 
     /// Requests answered from kept pages (those served while their new rendering ran among
-    /// them), and renderings run.
-    var statistics: (hits: Int, staleHits: Int, renders: Int) {
-        state.withLock { ($0.hits, $0.staleHits, $0.renders) }
+    /// them), renderings run, and requests that waited for a rendering already running.
+    var statistics: (hits: Int, staleHits: Int, renders: Int, joins: Int) {
+        state.withLock { ($0.hits, $0.staleHits, $0.renders, $0.joins) }
     }
 
     /// Drops every kept page.
@@ -158,7 +164,7 @@ final class PageCache<Key: Hashable & Sendable>: Sendable {
 
     /// Whether `entry` may be served at `generation` while the page renders again: only
     /// another process's commits are missing from it, and for less than ``maximumStaleness``.
-    private func servesWhileRendering(_ entry: Entry, at generation: Generation, now: ContinuousClock.Instant) -> Bool {
+    private func servesWhileRendering(_ entry: Entry, at generation: Generation, now: Duration) -> Bool {
         entry.generation.local == generation.local && now - entry.readAt < maximumStaleness
     }
 
@@ -172,7 +178,7 @@ final class PageCache<Key: Hashable & Sendable>: Sendable {
     }
 
     /// A rendering is done: it is no longer waited for, and its page is kept if it is a 200.
-    private func finish(_ flight: Flight, _ result: Result<CachedPage, any Error>, readAt: ContinuousClock.Instant) {
+    private func finish(_ flight: Flight, _ result: Result<CachedPage, any Error>, readAt: Duration) {
         state.withLock { state in
             state.flights[flight] = nil
             guard case .success(let page) = result, page.status == .ok else { return }

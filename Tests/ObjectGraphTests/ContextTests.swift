@@ -37,16 +37,14 @@ import Testing
         }
     }
 
-    @Test func enqueuedWaitsBehindBlocksAlreadyScheduled() async throws {
-        let context = ManagedObjectContext(.privateQueue, coordinator: try TestStack.inMemoryCoordinator())
+    /// Main-actor code and a main-queue context: the block scheduled first cannot run before
+    /// this test suspends, so the order does not depend on timing; `.immediate` would run
+    /// "second" first (see the next test).
+    @MainActor @Test func enqueuedWaitsBehindBlocksAlreadyScheduled() async throws {
+        let context = ManagedObjectContext(.mainQueue, coordinator: try TestStack.inMemoryCoordinator())
         let log = Mutex<[String]>([])
-        func scheduleSlowBlock() {
-            context.perform {
-                Thread.sleep(forTimeInterval: 0.05)
-                log.withLock { $0.append("first") }
-            }
-        }
-        scheduleSlowBlock()
+        func schedule(_ entry: String) { context.perform { log.withLock { $0.append(entry) } } }
+        schedule("first")
         await context.perform(schedule: .enqueued) { log.withLock { $0.append("second") } }
         #expect(log.withLock { $0 } == ["first", "second"])
     }

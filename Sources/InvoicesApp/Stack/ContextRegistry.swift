@@ -13,9 +13,8 @@ public final class ContextRegistry: Sendable {
         public let createdAt: Date
     }
 
-    private struct WeakEntry: @unchecked Sendable {
-        // @unchecked Sendable: a weak reference to a Sendable class, only read and cleared.
-        weak var context: ManagedObjectContext?
+    private struct WeakEntry: Sendable {
+        let context: WeakReference<ManagedObjectContext>
         let createdAt: Date
     }
 
@@ -26,16 +25,16 @@ public final class ContextRegistry: Sendable {
     /// Remembers `context` (weakly) until it goes away.
     public func add(_ context: ManagedObjectContext) {
         entries.withLock { entries in
-            entries.removeAll { $0.context == nil }
-            entries.append(WeakEntry(context: context, createdAt: Date()))
+            entries.removeAll { $0.context.object == nil }
+            entries.append(WeakEntry(context: WeakReference(context), createdAt: Date()))
         }
     }
 
     /// The contexts still alive, oldest first.
     public var live: [Entry] {
         entries.withLock { entries in
-            entries.removeAll { $0.context == nil }
-            return entries.compactMap { entry in entry.context.map { Entry(context: $0, createdAt: entry.createdAt) } }
+            entries.removeAll { $0.context.object == nil }
+            return entries.compactMap { entry in entry.context.object.map { Entry(context: $0, createdAt: entry.createdAt) } }
         }
     }
 }

@@ -46,9 +46,11 @@ public final class InvoicesStack: Sendable {
         try self.init(storeURL: url, persist: persist, busyTimeout: busyTimeout, logger: logger, model: nil)
     }
 
-    /// The same over another model than ``InvoicesModel`` (one with more entities, for tests).
+    /// The same over another model than ``InvoicesModel`` (one with more entities, for tests),
+    /// with deferred flushes timed by `timekeeper` (a test's clock).
     convenience init(storeURL url: URL, persist: PersistMode = .immediate, busyTimeout: TimeInterval = 5,
-                     logger: Logger = Logger(label: "invoices"), model: ManagedObjectModel?) throws(StackError) {
+                     logger: Logger = Logger(label: "invoices"), model: ManagedObjectModel?,
+                     timekeeper: Timekeeper = .continuous) throws(StackError) {
         let folder = url.deletingLastPathComponent()
         do {
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
@@ -59,17 +61,17 @@ public final class InvoicesStack: Sendable {
         // commits reaches writer and main through ``startMergingRemoteChanges(as:)``.
         try self.init(description: .sqlite(at: url, busyTimeout: busyTimeout, recordsHistory: true,
                                            postsRemoteChangeNotifications: true),
-                      storeURL: url, persist: persist, logger: logger, model: model)
+                      storeURL: url, persist: persist, logger: logger, model: model, timekeeper: timekeeper)
     }
 
     /// A stack over an in-memory store, for tests and previews.
     public static func inMemory(persist: PersistMode = .immediate) throws(StackError) -> InvoicesStack {
         try InvoicesStack(description: .inMemory(), storeURL: nil, persist: persist, logger: Logger(label: "invoices"),
-                          model: nil)
+                          model: nil, timekeeper: .continuous)
     }
 
     private init(description: PersistentStoreDescription, storeURL: URL?, persist: PersistMode,
-                 logger: Logger, model given: ManagedObjectModel?) throws(StackError) {
+                 logger: Logger, model given: ManagedObjectModel?, timekeeper: Timekeeper) throws(StackError) {
         let model: ManagedObjectModel
         do { model = try given ?? InvoicesModel.shared.get() } catch { throw .model("\(error)") }
         let coordinator = PersistentStoreCoordinator(model: model)
@@ -90,7 +92,7 @@ public final class InvoicesStack: Sendable {
         self.changes = changes
         self.logger = logger
         persistence = WriterPersistence(mode: persist, writer: writer, main: main, logger: logger,
-                                        onChange: { changes.bump() })
+                                        timekeeper: timekeeper, onChange: { changes.bump() })
     }
 
     /// The consumer merging other processes' commits, once started.

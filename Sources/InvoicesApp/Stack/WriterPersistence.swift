@@ -20,6 +20,8 @@ final class WriterPersistence: Sendable {
     let writer: ManagedObjectContext
     let main: ManagedObjectContext
     private let logger: Logger
+    /// The clock a deferred flush waits on.
+    private let timekeeper: Timekeeper
     /// Called when what pages show may have changed without a notification (a change set
     /// aside or discarded).
     private let onChange: @Sendable () -> Void
@@ -33,7 +35,8 @@ final class WriterPersistence: Sendable {
     private let state = Mutex(State())
 
     init(mode: PersistMode, writer: ManagedObjectContext, main: ManagedObjectContext, logger: Logger,
-         onChange: @escaping @Sendable () -> Void) {
+         timekeeper: Timekeeper = .continuous, onChange: @escaping @Sendable () -> Void) {
+        self.timekeeper = timekeeper
         self.mode = mode
         self.writer = writer
         self.main = main
@@ -61,7 +64,7 @@ final class WriterPersistence: Sendable {
         state.withLock { state in
             guard state.scheduled == nil else { return }
             state.scheduled = Task { [self] in
-                do { try await Task.sleep(for: .seconds(seconds)) } catch { return }   // cancelled: stop() flushes
+                do { try await timekeeper.sleep(.seconds(seconds)) } catch { return }   // cancelled: stop() flushes
                 self.state.withLock { $0.scheduled = nil }
                 let report = await flush()
                 if report.failure != nil { schedule(after: seconds) }

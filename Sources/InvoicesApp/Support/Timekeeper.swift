@@ -1,6 +1,6 @@
-/// Elapsed time and waiting, from one clock: `ContinuousClock` in the server, a test clock
-/// that a test advances by hand (swift-clocks' `TestClock`) in tests, so expiry, deferred
-/// flushes and delays are tested without sleeping.
+/// Elapsed time and waiting, from one clock: `ContinuousClock` in the server, a clock that a
+/// test advances by hand in tests, so session expiry, deferred flushes and the inspector's
+/// delays are tested without sleeping.
 ///
 /// Times are durations since the timekeeper was made, so types that keep times need not know
 /// which clock's instants they hold.

@@ -89,7 +89,7 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
 
     /// Children, held weakly, so saves can re-key and refresh them. Guarded by its mutex
     /// (children register from any thread).
-    let childrenStorage = Mutex<[WeakContext]>([])
+    let childrenStorage = Mutex<[WeakReference<ManagedObjectContext>]>([])
     /// Orders the saves through to the store (`saveToStore()`, `save(into:)`) of the contexts
     /// whose root this is: one at a time, in arrival order. Used on root contexts only.
     let saveThroughGate = AsyncSerialGate()
@@ -97,7 +97,7 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
     let changeSubscribers = Mutex<[UUID: AsyncStream<ChangeSet>.Continuation]>([:])
 
     // MARK: Queue-owned state
-    let registryLock = NSLock()
+    let registryLock = Mutex(())
     /// Registered objects, held weakly: an unchanged object lives as long as the app uses it.
     var registry: [ObjectID: Unmanaged<ManagedObject>] = [:]
     /// Row cache entries of objects that went away, released in batches (guarded by
@@ -131,8 +131,8 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
         self.mergeFromParentStorage = Mutex(false)
         self.queue = Self.makeQueue(concurrencyType, name: name)
         parent.childrenStorage.withLock { children in
-            children.removeAll { $0.context == nil }
-            children.append(WeakContext(self))
+            children.removeAll { $0.object == nil }
+            children.append(WeakReference(self))
         }
     }
 
@@ -151,7 +151,7 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
 
     /// The live children of this context.
     public var childContexts: [ManagedObjectContext] {
-        childrenStorage.withLock { $0.compactMap(\.context) }
+        childrenStorage.withLock { $0.compactMap(\.object) }
     }
 
     private static func makeQueue(_ type: ConcurrencyType, name: String?) -> DispatchQueue {
@@ -261,11 +261,4 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
         }
         return try result.get()
     }
-}
-
-/// A weak reference to a context (parents hold their children this way).
-struct WeakContext: @unchecked Sendable {
-    // @unchecked Sendable: a weak reference to a Sendable class; only read and cleared.
-    weak var context: ManagedObjectContext?
-    init(_ context: ManagedObjectContext) { self.context = context }
 }

@@ -21,8 +21,9 @@ public final class EntityDescription: Sendable, CustomStringConvertible {
 
     // Key path → property path, resolved by reading the key path on the prototype.
     // Guarded by `keyPathLock`: many queues resolve key paths (fetches, sorts) at once.
-    // (Not a Mutex: key paths are not Sendable, though they are immutable.)
-    private let keyPathLock = NSLock()
+    // (The lock guards a critical section rather than holding the dictionary: key paths are
+    // not Sendable, though immutable, so they cannot be sent into a `Mutex`'s value.)
+    private let keyPathLock = Mutex(())
     nonisolated(unsafe) private var keyPathCache: [AnyKeyPath: [PropertyStep]] = [:]
 
     init(name: String, objectType: ManagedObject.Type, properties: [PropertyDescription],
@@ -63,10 +64,6 @@ public final class EntityDescription: Sendable, CustomStringConvertible {
         relationshipIndices.compactMap { if case .relationship(let r) = properties[$0] { return r } else { return nil } }
     }
 
-    func attributeDescription(at index: Int) -> AttributeDescription? {
-        if case .attribute(let a) = properties[index] { return a } else { return nil }
-    }
-
     /// Whether the property at `index` is an ordered to-many relationship (its order counts).
     func isOrderedToMany(at index: Int) -> Bool {
         relationshipDescription(at: index)?.cardinality == .orderedToMany
@@ -79,11 +76,11 @@ public final class EntityDescription: Sendable, CustomStringConvertible {
     public var description: String { "Entity \(name) (\(properties.map(\.name).joined(separator: ", ")))" }
 
     func cachedPath(for keyPath: AnyKeyPath) -> [PropertyStep]? {
-        keyPathLock.withLock { keyPathCache[keyPath] }
+        keyPathLock.withLock { _ in keyPathCache[keyPath] }
     }
 
     func cachePath(_ path: [PropertyStep], for keyPath: AnyKeyPath) {
-        keyPathLock.withLock { keyPathCache[keyPath] = path }
+        keyPathLock.withLock { _ in keyPathCache[keyPath] = path }
     }
 }
 

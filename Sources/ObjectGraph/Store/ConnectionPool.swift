@@ -1,14 +1,16 @@
 import Foundation
+import Synchronization
 
 /// The store's connections: one writer, and readers that serve fetches concurrently with it
 /// (SQLite's WAL mode lets readers see the last committed state while a write is under way).
 ///
 /// @unchecked Sendable: a connection is used by one caller at a time: the writer while
 /// `writerLock` is held, a reader between `checkout` and `checkin` (`condition` guards
-/// `idleReaders` and `readerCount`).
+/// `idleReaders` and `readerCount`; a condition variable, not a `Mutex`, because a caller
+/// waits there for a reader to come back).
 final class ConnectionPool: @unchecked Sendable {
     private let writer: SQLiteConnection
-    private let writerLock = NSLock()
+    private let writerLock = Mutex(())
     private let condition = NSCondition()
     private var idleReaders: [SQLiteConnection] = []
     private var readerCount = 0
@@ -23,7 +25,7 @@ final class ConnectionPool: @unchecked Sendable {
     }
 
     func write<T>(_ body: (SQLiteConnection) throws -> T) rethrows -> T {
-        try writerLock.withLock { try body(writer) }
+        try writerLock.withLock { _ in try body(writer) }
     }
 
     func read<T>(_ body: (SQLiteConnection) throws -> T) throws -> T {

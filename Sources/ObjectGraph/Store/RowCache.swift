@@ -1,4 +1,4 @@
-import Foundation
+import Synchronization
 
 /// A row as last read from or written to the store: the values by property index (to-many
 /// relationships `.unloaded`) and the row version.
@@ -14,33 +14,78 @@ struct RowSnapshot: Sendable {
 /// relationship's destinations) wait in `prefetched` until an object claims them; that
 /// pool is bounded. Firing a fault whose row is here needs no SQL.
 ///
-/// @unchecked Sendable: `entries` and `prefetched` are only touched while `lock` is held.
-final class RowCache: @unchecked Sendable {
+/// `Sendable`: all of its state is one value behind one mutex.
+final class RowCache: Sendable {
+    private let state = Mutex(State())
+
+    /// The snapshot for `id`, if cached.
+    func snapshot(for id: ObjectID) -> RowSnapshot? { state.withLock { $0.snapshot(for: id) } }
+
+    /// Stores snapshots read from the store, keeping the newer version of each row.
+    /// Rows not held by any object wait in the prefetch pool.
+    func store(_ rows: [(ObjectID, RowSnapshot)]) { state.withLock { $0.store(rows) } }
+
+    /// An object now holds the row: keep its entry until released.
+    func retain(_ id: ObjectID) { state.withLock { $0.retain(id) } }
+
+    /// Objects no longer hold these rows (one call for a batch of released objects).
+    func release(_ ids: [ObjectID]) {
+        guard !ids.isEmpty else { return }
+        state.withLock { state in for id in ids { state.release(id) } }
+    }
+
+    /// An object no longer holds the row.
+    func release(_ id: ObjectID) { state.withLock { $0.release(id) } }
+
+    /// Rows the saving context now holds: stored with one reference each, in one pass.
+    func storeHeld(_ rows: [(ObjectID, RowSnapshot)]) {
+        guard !rows.isEmpty else { return }
+        state.withLock { $0.storeHeld(rows) }
+    }
+
+    /// Applies a committed save: rows other contexts hold get their new snapshots (the
+    /// saving context adds its own with `storeHeld`), deleted rows go.
+    func apply(written: [ObjectID: RowSnapshot], deleted: Set<ObjectID>) {
+        state.withLock { $0.apply(written: written, deleted: deleted) }
+    }
+
+    /// Forgets a row (it changed elsewhere); the next fault reads it from the store.
+    func invalidate(_ id: ObjectID) { state.withLock { $0.invalidate(id) } }
+
+    /// Forgets every row (history that said what changed elsewhere was purged unread).
+    func invalidateAll() {
+        state.withLock { state in
+            for id in Array(state.entries.keys) + Array(state.prefetched.keys) { state.invalidate(id) }
+        }
+    }
+
+    /// How many rows are cached (held and prefetched), for the inspector.
+    var count: Int { state.withLock { $0.entries.count + $0.prefetched.count } }
+    /// How many rows objects hold.
+    var heldCount: Int { state.withLock { $0.entries.count } }
+}
+
+extension RowCache {
     private struct Entry {
         var snapshot: RowSnapshot
         var references: Int
     }
 
-    private let lock = NSLock()
-    private var entries: [ObjectID: Entry] = [:]
-    private var prefetched: [ObjectID: RowSnapshot] = [:]
-    /// Rows known to have changed elsewhere: snapshots older than this version (read
-    /// before the change, stored after the invalidation) are refused.
-    private var floors: [ObjectID: Int64] = [:]
-    private let prefetchLimit = 200_000
+    /// What the cache knows; changed only while the cache's mutex is held.
+    private struct State {
+        var entries: [ObjectID: Entry] = [:]
+        var prefetched: [ObjectID: RowSnapshot] = [:]
+        /// Rows known to have changed elsewhere: snapshots older than this version (read
+        /// before the change, stored after the invalidation) are refused.
+        var floors: [ObjectID: Int64] = [:]
+        let prefetchLimit = 200_000
 
-    /// The snapshot for `id`, if cached.
-    func snapshot(for id: ObjectID) -> RowSnapshot? {
-        lock.withLock {
+        func snapshot(for id: ObjectID) -> RowSnapshot? {
             if let snapshot = entries[id]?.snapshot, snapshot.version >= 0 { return snapshot }
             return prefetched[id]
         }
-    }
 
-    /// Stores snapshots read from the store, keeping the newer version of each row.
-    /// Rows not held by any object wait in the prefetch pool.
-    func store(_ rows: [(ObjectID, RowSnapshot)]) {
-        lock.withLock {
+        mutating func store(_ rows: [(ObjectID, RowSnapshot)]) {
             if prefetched.count + rows.count > prefetchLimit { prefetched.removeAll(keepingCapacity: true) }
             for (id, snapshot) in rows {
                 if let floor = floors[id] {
@@ -57,42 +102,22 @@ final class RowCache: @unchecked Sendable {
                 }
             }
         }
-    }
 
-    /// An object now holds the row: keep its entry until released.
-    func retain(_ id: ObjectID) {
-        lock.withLock {
+        mutating func retain(_ id: ObjectID) {
             if entries[id] != nil {
                 entries[id]?.references += 1
             } else if let snapshot = prefetched.removeValue(forKey: id) {
                 entries[id] = Entry(snapshot: snapshot, references: 1)
             }
         }
-    }
 
-    func release(_ ids: [ObjectID]) {
-        guard !ids.isEmpty else { return }
-        lock.withLock {
-            for id in ids {
-                guard var entry = entries[id] else { continue }
-                entry.references -= 1
-                if entry.references <= 0 { entries[id] = nil } else { entries[id] = entry }
-            }
-        }
-    }
-
-    func release(_ id: ObjectID) {
-        lock.withLock {
+        mutating func release(_ id: ObjectID) {
             guard var entry = entries[id] else { return }
             entry.references -= 1
             if entry.references <= 0 { entries[id] = nil } else { entries[id] = entry }
         }
-    }
 
-    /// Rows the saving context now holds: stored with one reference each, in one pass.
-    func storeHeld(_ rows: [(ObjectID, RowSnapshot)]) {
-        guard !rows.isEmpty else { return }
-        lock.withLock {
+        mutating func storeHeld(_ rows: [(ObjectID, RowSnapshot)]) {
             for (id, snapshot) in rows {
                 floors[id] = nil   // our own write: the newest version there is
                 if var entry = entries[id] {
@@ -105,12 +130,8 @@ final class RowCache: @unchecked Sendable {
                 }
             }
         }
-    }
 
-    /// Applies a committed save: rows other contexts hold get their new snapshots (the
-    /// saving context adds its own with `storeHeld`), deleted rows go.
-    func apply(written: [ObjectID: RowSnapshot], deleted: Set<ObjectID>) {
-        lock.withLock {
+        mutating func apply(written: [ObjectID: RowSnapshot], deleted: Set<ObjectID>) {
             for (id, snapshot) in written {
                 floors[id] = nil
                 if var entry = entries[id] {
@@ -126,29 +147,12 @@ final class RowCache: @unchecked Sendable {
                 prefetched[id] = nil
             }
         }
-    }
 
-    /// Forgets a row (it changed elsewhere); the next fault reads it from the store.
-    func invalidate(_ id: ObjectID) {
-        lock.withLock { invalidateLocked(id) }
-    }
-
-    private func invalidateLocked(_ id: ObjectID) {
-        let known = max(entries[id]?.snapshot.version ?? -1, prefetched[id]?.version ?? -1)
-        if known >= 0 { floors[id] = max(floors[id] ?? 0, known + 1) }
-        prefetched[id] = nil
-        if entries[id] != nil { entries[id]?.snapshot = RowSnapshot(values: [], version: -1) }
-    }
-
-    /// Forgets every row (history that said what changed elsewhere was purged unread).
-    func invalidateAll() {
-        lock.withLock {
-            for id in Array(entries.keys) + Array(prefetched.keys) { invalidateLocked(id) }
+        mutating func invalidate(_ id: ObjectID) {
+            let known = max(entries[id]?.snapshot.version ?? -1, prefetched[id]?.version ?? -1)
+            if known >= 0 { floors[id] = max(floors[id] ?? 0, known + 1) }
+            prefetched[id] = nil
+            if entries[id] != nil { entries[id]?.snapshot = RowSnapshot(values: [], version: -1) }
         }
     }
-
-    /// How many rows are cached (held and prefetched), for the inspector.
-    var count: Int { lock.withLock { entries.count + prefetched.count } }
-    /// How many rows objects hold.
-    var heldCount: Int { lock.withLock { entries.count } }
 }

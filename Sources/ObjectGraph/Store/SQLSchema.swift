@@ -14,7 +14,6 @@ import Foundation
 ///   `position`), beside the foreign key when the inverse is to-one.
 enum SQLSchema {
     static let primaryKeyColumn = "_pk"
-    static let versionColumn = "_version"
 
     /// `"name"` with embedded quotes doubled: an SQL identifier.
     static func quote(_ identifier: String) -> String {

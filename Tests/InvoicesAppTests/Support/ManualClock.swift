@@ -11,9 +11,16 @@ final class ManualClock: Clock, Sendable {
         static func < (lhs: Instant, rhs: Instant) -> Bool { lhs.offset < rhs.offset }
     }
 
+    private struct Sleeper {
+        let id: Int
+        let deadline: Instant
+        let wake: CheckedContinuation<Void, Never>
+    }
+
     private struct State {
         var now = Instant(offset: .zero)
-        var sleepers: [(deadline: Instant, wake: CheckedContinuation<Void, Never>)] = []
+        var sleepers: [Sleeper] = []
+        var nextID = 0
     }
     private let state = Mutex(State())
 
@@ -23,14 +30,28 @@ final class ManualClock: Clock, Sendable {
     /// How many sleepers wait.
     var sleeperCount: Int { state.withLock { $0.sleepers.count } }
 
+    /// Wakes when the clock is advanced past `deadline`, or at once (throwing) when the task is
+    /// cancelled, as `ContinuousClock.sleep` does.
     func sleep(until deadline: Instant, tolerance: Duration? = nil) async throws {
-        await withCheckedContinuation { continuation in
-            let due = state.withLock { state -> Bool in
-                if deadline <= state.now { return true }
-                state.sleepers.append((deadline, continuation))
-                return false
+        let id = state.withLock { state in
+            defer { state.nextID += 1 }
+            return state.nextID
+        }
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                let due = state.withLock { state -> Bool in
+                    if deadline <= state.now || Task.isCancelled { return true }
+                    state.sleepers.append(Sleeper(id: id, deadline: deadline, wake: continuation))
+                    return false
+                }
+                if due { continuation.resume() }
             }
-            if due { continuation.resume() }
+        } onCancel: {
+            let woken = state.withLock { state -> CheckedContinuation<Void, Never>? in
+                guard let index = state.sleepers.firstIndex(where: { $0.id == id }) else { return nil }
+                return state.sleepers.remove(at: index).wake
+            }
+            woken?.resume()
         }
         try Task.checkCancellation()
     }

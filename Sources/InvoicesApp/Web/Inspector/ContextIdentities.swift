@@ -33,9 +33,8 @@ enum ContextRole: String, Sendable, Codable, CaseIterable {
 ///
 /// `Sendable`: `state` is only touched while its mutex is held.
 final class ContextIdentities: Sendable {
-    private struct Entry: @unchecked Sendable {
-        // @unchecked Sendable: a weak reference to a Sendable class, only read and cleared.
-        weak var context: ManagedObjectContext?
+    private struct Entry: Sendable {
+        let context: WeakReference<ManagedObjectContext>
         let id: String
     }
 
@@ -66,12 +65,12 @@ final class ContextIdentities: Sendable {
         let key = ObjectIdentifier(context)
         return state.withLock { state in
             // An identifier may be reused by a new object once the old one is gone.
-            if let entry = state.entries[key], entry.context === context { return entry.id }
-            if state.entries.count > 256 { state.entries = state.entries.filter { $0.value.context != nil } }
+            if let entry = state.entries[key], entry.context.object === context { return entry.id }
+            if state.entries.count > 256 { state.entries = state.entries.filter { $0.value.context.object != nil } }
             let number = state.counters[role, default: 0] + 1
             state.counters[role] = number
             let id = "\(role.rawValue)-\(number)"
-            state.entries[key] = Entry(context: context, id: id)
+            state.entries[key] = Entry(context: WeakReference(context), id: id)
             return id
         }
     }
@@ -80,6 +79,6 @@ final class ContextIdentities: Sendable {
     func context(named id: String) -> ManagedObjectContext? {
         if id == "writer" { return stack.writer }
         if id == "main" { return stack.main }
-        return state.withLock { state in state.entries.values.first { $0.id == id }?.context }
+        return state.withLock { state in state.entries.values.first { $0.id == id }?.context.object }
     }
 }

@@ -148,7 +148,7 @@ import ObjectGraphFixtureModel
         #expect(through == registeredAt)
         let merged = try await consumer.catchUp()
         #expect(merged.count == 3)
-        consumer.stop()   // stores the cursor
+        try consumer.stop()   // stores the cursor
         #expect(try other.purgeHistory(before: try other.currentHistoryToken()) == consumer.cursor)
 
         // Once unregistered, nothing holds purging back.
@@ -168,7 +168,7 @@ import ObjectGraphFixtureModel
                                                          contexts: [ManagedObjectContext(.privateQueue, coordinator: coordinator)])
             try await writer.perform { let a = Account(context: writer); a.name = "Seen"; try writer.save() }
             #expect(try await consumer.catchUp().count == 1)
-            consumer.stop()
+            try consumer.stop()
         }
         // While the app is not running, another process writes twice.
         for name in ["Missed 1", "Missed 2"] {

@@ -12,8 +12,10 @@ import WebServer
         private let entered = DispatchSemaphore(value: 0)
         private let released = DispatchSemaphore(value: 0)
 
-        /// In the handler: says it has started, then waits (at most `limit`) to be released.
-        func enterAndWait(limit: Double = 10) {
+        /// In the handler: says it has started, then waits to be released (at most `limit`: a
+        /// safety net only, far beyond what a loaded machine needs, so that no test answers
+        /// early by timing out).
+        func enterAndWait(limit: Double = 120) {
             entered.signal()
             _ = released.wait(timeout: .now() + limit)
         }
@@ -22,7 +24,7 @@ import WebServer
         func waitUntilEntered() async {
             await withCheckedContinuation { continuation in
                 Thread.detachNewThread { [entered] in
-                    _ = entered.wait(timeout: .now() + 10)
+                    _ = entered.wait(timeout: .now() + 120)
                     continuation.resume()
                 }
             }
@@ -31,10 +33,10 @@ import WebServer
         func release() { released.signal() }
     }
 
-    /// Whether a connection to `port` is refused (ECONNREFUSED), retrying for up to 5 s while
-    /// the server is still closing its listening socket.
+    /// Whether a connection to `port` is refused (ECONNREFUSED), retrying for up to 15 s while
+    /// the server is still closing its listening socket (a real socket: polled, bounded).
     static func connectionIsRefused(_ server: TestServer) async -> Bool {
-        let deadline = ContinuousClock.now + .seconds(5)
+        let deadline = ContinuousClock.now + .seconds(15)
         while ContinuousClock.now < deadline {
             do {
                 _ = try server.rawConnection()
@@ -43,7 +45,7 @@ import WebServer
             } catch {
                 return false
             }
-            await Task.yield()
+            try? await Task.sleep(for: .milliseconds(10))
         }
         return false
     }

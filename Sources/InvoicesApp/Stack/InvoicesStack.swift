@@ -110,7 +110,11 @@ public final class InvoicesStack: Sendable {
         } catch {
             throw .store(path: storeURL?.path ?? ":memory:", .cannotOpen(path: storeURL?.path ?? "", reason: "\(error)"))
         }
-        remote.withLock { $0?.stop(); $0 = consumer }
+        let previous = remote.withLock { current in
+            defer { current = consumer }
+            return current
+        }
+        stop(previous)
         consumer.start()
         purgeReadHistory()
     }
@@ -120,7 +124,18 @@ public final class InvoicesStack: Sendable {
 
     /// Stops merging remote changes (the cursor is kept in the file).
     public func stopMergingRemoteChanges() {
-        remote.withLock { $0?.stop(); $0 = nil }
+        stop(remote.withLock { current in
+            defer { current = nil }
+            return current
+        })
+    }
+
+    /// Stops a consumer; a cursor that cannot be written is logged (the next start merges
+    /// again what was merged since it was last written: nothing is lost).
+    private func stop(_ consumer: PersistentHistoryConsumer?) {
+        do { try consumer?.stop() } catch {
+            logger.error("Could not keep this process's place in the history of \(storeURL?.path ?? ":memory:"): \(error)")
+        }
     }
 
     /// Purges the history up to what this process's consumer has merged (ObjectGraph never

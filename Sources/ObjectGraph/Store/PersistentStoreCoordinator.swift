@@ -133,7 +133,15 @@ public final class PersistentStoreCoordinator: Sendable {
         let store = try requireStore()
         var request = request
         request.resolveTemporaryID = { [weak self] id in self?.permanentID(for: id) }
-        let result = try store.save(request)
+        let result: SaveResult
+        do {
+            result = try store.save(request)
+        } catch SaveError.mergeConflict(let conflicts) {
+            // The cached rows are older than the file's: forget them, so that refreshing an
+            // object (what the error tells the caller to do) reads what the file holds.
+            for conflict in conflicts { rowCache.invalidate(conflict.objectID) }
+            throw SaveError.mergeConflict(conflicts)
+        }
         rowCache.apply(written: result.written.mapValues(\.cacheable), deleted: result.deleted)
         for (id, row) in result.rolledBack {
             if let row { rowCache.store([(id, row)]) } else { rowCache.invalidate(id) }

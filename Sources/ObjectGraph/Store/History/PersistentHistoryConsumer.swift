@@ -26,6 +26,10 @@ public final class PersistentHistoryConsumer: Sendable {
     /// Whether transactions written by this consumer's own coordinator are merged too (off:
     /// they reach its contexts through their parents and merges already).
     public let includesOwnTransactions: Bool
+    /// How often at most the cursor is written to the store: after a crash, at most this much
+    /// is merged again (merging is idempotent), and between writes the write lock is left to
+    /// the saves that matter.
+    public let cursorWriteInterval: Duration
 
     private struct State {
         var cursor: PersistentHistoryToken
@@ -48,12 +52,13 @@ public final class PersistentHistoryConsumer: Sendable {
     /// - Throws: ``PersistentHistoryError`` when history is off or the stored cursor has
     ///   expired (someone removed the cursor and purged).
     public init(name: String, coordinator: PersistentStoreCoordinator, contexts: [ManagedObjectContext],
-                includesOwnTransactions: Bool = false) throws {
+                includesOwnTransactions: Bool = false, cursorWriteInterval: Duration = .milliseconds(500)) throws {
         guard !name.trimmingCharacters(in: .whitespaces).isEmpty else { throw PersistentHistoryError.invalidConsumerName(name) }
         self.name = name
         self.coordinator = coordinator
         self.contexts = contexts
         self.includesOwnTransactions = includesOwnTransactions
+        self.cursorWriteInterval = cursorWriteInterval
         let store = try coordinator.requireStore()
         try store.requireHistory()
         let cursor: PersistentHistoryToken
@@ -81,27 +86,35 @@ public final class PersistentHistoryConsumer: Sendable {
     public func start() {
         let changes = coordinator.remoteChanges
         let task = Task { [weak self] in
-            _ = try? await self?.catchUp()
+            await self?.catchUpRecordingFailure()
             for await _ in changes {
                 guard let self else { return }
-                do { _ = try await self.catchUp() } catch {
-                    self.state.withLock { $0.lastError = "\(error)" }
-                }
+                await self.catchUpRecordingFailure()
             }
         }
         state.withLock { $0.task = task }
     }
 
     /// Stops merging and stores the cursor.
-    public func stop() {
+    /// - Throws: ``StoreError`` when the cursor cannot be written (the next start then merges
+    ///   again what was merged since it was last written).
+    public func stop() throws {
         state.withLock { $0.task?.cancel(); $0.task = nil }
-        try? storeCursor(force: true)
+        try storeCursor(force: true)
+    }
+
+    private func catchUpRecordingFailure() async {
+        do { _ = try await catchUp() } catch {
+            state.withLock { $0.lastError = "\(error)" }
+        }
     }
 
     /// Merges every transaction after the cursor now, and returns them.
     @discardableResult
     public func catchUp() async throws -> [PersistentHistoryTransaction] {
         try await catchUpLock.run { () async throws -> [PersistentHistoryTransaction] in
+            // Its history may be purged already: merging now could skip changes unseen.
+            if state.withLock({ $0.isUnregistered }) { throw PersistentHistoryError.consumerUnregistered(name) }
             let store = try coordinator.requireStore()
             let after = cursor
             // One read transaction: the latest token and the transactions agree. Own
@@ -154,16 +167,24 @@ public final class PersistentHistoryConsumer: Sendable {
         }
     }
 
-    /// Writes the cursor to the store at most twice a second (a lagging stored cursor only
-    /// keeps a little more history: never less).
+    /// Writes the cursor to the store at most once per ``cursorWriteInterval`` (a lagging
+    /// stored cursor only keeps a little more history: never less).
     private func storeCursor(force: Bool) throws {
         let (cursor, due) = state.withLock { s -> (PersistentHistoryToken, Bool) in
             let due = !s.isUnregistered && s.cursor != s.storedCursor
-                && (force || ContinuousClock.now - s.lastStored > .milliseconds(500))
+                && (force || ContinuousClock.now - s.lastStored >= cursorWriteInterval)
             return (s.cursor, due)
         }
         guard due else { return }
-        try coordinator.requireStore().setCursor(named: name, to: cursor)
-        state.withLock { $0.storedCursor = cursor; $0.lastStored = .now }
+        let store = try coordinator.requireStore()
+        try store.setCursor(named: name, to: cursor)
+        let unregisteredMeanwhile = state.withLock { s -> Bool in
+            s.storedCursor = cursor
+            s.lastStored = .now
+            return s.isUnregistered
+        }
+        // `unregister()` ran while this write was under way: take the cursor out again, or
+        // it would hold purging back for ever.
+        if unregisteredMeanwhile { try store.setCursor(named: name, to: nil) }
     }
 }

@@ -14,12 +14,14 @@ public enum PersistentHistoryError: Error, CustomStringConvertible, Sendable, Eq
     case tokenInTheFuture(PersistentHistoryToken, last: Int64)
     /// A consumer name must be non-empty.
     case invalidConsumerName(String)
+    /// The consumer was unregistered: the history it had not merged may be purged already.
+    case consumerUnregistered(String)
 
     public var code: Int {
         switch self {
         case .tokenExpired: return 134301
         case .notRecorded: return 134091
-        case .tokenOfAnotherStore, .tokenInTheFuture, .invalidConsumerName: return 134300
+        case .tokenOfAnotherStore, .tokenInTheFuture, .invalidConsumerName, .consumerUnregistered: return 134300
         }
     }
 
@@ -35,6 +37,8 @@ public enum PersistentHistoryError: Error, CustomStringConvertible, Sendable, Eq
             return "The \(token) is past the last transaction (\(last)): the file is older than the token. Start again from `currentHistoryToken`."
         case .invalidConsumerName(let name):
             return "\"\(name)\" is not a valid history consumer name: give a non-empty name, the same every time the process starts."
+        case .consumerUnregistered(let name):
+            return "The history consumer \"\(name)\" was unregistered, so history it had not merged may be gone. Make a new consumer (it starts at the current token) and refetch what you show."
         }
     }
 }

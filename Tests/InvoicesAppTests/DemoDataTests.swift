@@ -26,7 +26,7 @@ import Testing
         #expect(Set(emails).count == emails.count)
         #expect(emails.allSatisfy(EmailAddress.isValid))
         #expect(Set(clients.map(\.name)).count == clients.count)
-        #expect(clients.allSatisfy { !$0.street.isEmpty && !$0.zip.isEmpty && !$0.city.isEmpty })
+        #expect(clients.allSatisfy { !($0.street ?? "").isEmpty && !($0.zip ?? "").isEmpty && !($0.city ?? "").isEmpty })
     }
 
     @Test func invoicesUseSeveralCurrenciesWithTheirMinorUnits() {

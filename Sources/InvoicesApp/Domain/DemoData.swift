@@ -9,27 +9,22 @@ import ObjectGraph
 /// a fresh database always has overdue invoices.
 public struct DemoData: Sendable {
     /// A client to create. Values only.
+    @dynamicMemberLookup
     public struct ClientRecord: Sendable, Hashable {
         public let name: String
-        public let email: String?
-        public let number: String
-        public let street: String
-        public let zip: String
-        public let city: String
-        public let country: String
+        public let details: ClientDetails
         public let createdAt: Date
+
+        public subscript<T>(dynamicMember keyPath: KeyPath<ClientDetails, T>) -> T { details[keyPath: keyPath] }
     }
 
     /// An invoice to create, with the index of its client in ``clients``.
+    @dynamicMemberLookup
     public struct InvoiceRecord: Sendable, Hashable {
         public let clientIndex: Int
-        public let identifier: String
-        public let amount: Decimal
-        public let currency: String
-        public let status: InvoiceStatus
-        public let issueDate: CalendarDay
-        public let dueDate: CalendarDay
-        public let notes: String?
+        public let fields: InvoiceFields
+
+        public subscript<T>(dynamicMember keyPath: KeyPath<InvoiceFields, T>) -> T { fields[keyPath: keyPath] }
     }
 
     public let clients: [ClientRecord]
@@ -98,8 +93,9 @@ public struct DemoData: Sendable {
                 .replacingOccurrences(of: "#", with: String(Int.random(in: 1...180, using: &random)))
             let createdDay = today.adding(days: -Int.random(in: 560...900, using: &random))
             let createdAt = createdDay.date.addingTimeInterval(TimeInterval(Int.random(in: 8 * 3600...18 * 3600, using: &random)))
-            clients.append(ClientRecord(name: name, email: email, number: "C-" + pad(index + 1, 4), street: street,
-                                        zip: zip, city: city, country: country.name, createdAt: createdAt))
+            let details = ClientDetails(email: email, number: "C-" + pad(index + 1, 4), street: street, zip: zip,
+                                        city: city, country: country.name)
+            clients.append(ClientRecord(name: name, details: details, createdAt: createdAt))
         }
         return clients
     }
@@ -131,7 +127,7 @@ public struct DemoData: Sendable {
                 }
             }
             let client = clients[clientIndex]
-            var currency = homeCurrency[client.country] ?? "EUR"
+            var currency = client.country.flatMap { homeCurrency[$0] } ?? "EUR"
             if Int.random(in: 0..<100, using: &random) < 12 {
                 currency = DemoDataCatalog.foreignCurrencies.filter { $0 != currency }.randomElement(using: &random) ?? currency
             }
@@ -164,9 +160,9 @@ public struct DemoData: Sendable {
         }
         return drafts.indices.map { i in
             let d = drafts[i]
-            return InvoiceRecord(clientIndex: d.clientIndex, identifier: identifiers[i], amount: d.amount,
-                                 currency: d.currency, status: d.status, issueDate: d.issue, dueDate: d.due,
-                                 notes: d.notes)
+            return InvoiceRecord(clientIndex: d.clientIndex,
+                                 fields: InvoiceFields(identifier: identifiers[i], amount: d.amount, currency: d.currency,
+                                                       status: d.status, issueDate: d.issue, dueDate: d.due, notes: d.notes))
         }
     }
 

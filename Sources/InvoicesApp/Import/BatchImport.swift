@@ -103,23 +103,11 @@ struct BatchImport {
                 return skip(row.line, "No client has the email \(row.client.email ?? ""); add client_name to create one.")
             }
             client = Client(context: context)
-            client.name = name
-            client.email = row.client.email
-            client.number = row.client.number
-            client.street = row.client.street
-            client.zip = row.client.zip
-            client.city = row.client.city
-            client.country = row.client.country
+            client.assign(name: name, details: row.client.details)
             origin = .createdInBatch
         }
         let invoice = Invoice(context: context)
-        invoice.identifier = row.identifier
-        invoice.amount = row.amount
-        invoice.currency = row.currency
-        invoice.status = row.status
-        invoice.issueDay = row.issueDate
-        invoice.dueDay = row.dueDate
-        invoice.notes = row.notes
+        invoice.assign(row.invoice)
         invoice.client = client
 
         let isNewClient = origin == .createdInBatch && createdClients[client.objectID] == nil

@@ -3,27 +3,26 @@ import Foundation
 /// A CSV record read into typed values, before any client is matched or object created.
 /// Reading checks that each cell is a value of its kind; the model's rules (currency,
 /// decimals, dates in order, lengths) are checked when the objects are made.
+@dynamicMemberLookup
 struct InvoiceCSVRow: Sendable {
+    /// The client columns: a name, details, or both (to match an existing client or make one).
+    @dynamicMemberLookup
     struct ClientFields: Sendable {
         var name: String?
-        /// Normalized (lower case).
-        var email: String?
-        var number: String?
-        var street: String?
-        var zip: String?
-        var city: String?
-        var country: String?
+        /// The email normalized (lower case).
+        var details: ClientDetails
+
+        subscript<T>(dynamicMember keyPath: WritableKeyPath<ClientDetails, T>) -> T {
+            get { details[keyPath: keyPath] }
+            set { details[keyPath: keyPath] = newValue }
+        }
     }
 
     let line: Int
     let client: ClientFields
-    let identifier: String
-    let amount: Decimal
-    let currency: String
-    let status: InvoiceStatus
-    let issueDate: CalendarDay
-    let dueDate: CalendarDay
-    let notes: String?
+    let invoice: InvoiceFields
+
+    subscript<T>(dynamicMember keyPath: KeyPath<InvoiceFields, T>) -> T { invoice[keyPath: keyPath] }
 
     /// Reads a record; the failure lists every problem of the row.
     static func read(_ record: CSVRecord, header: InvoiceCSVHeader) -> Result<InvoiceCSVRow, ImportReport.SkippedRow> {
@@ -40,9 +39,11 @@ struct InvoiceCSVRow: Sendable {
             }
         }
 
-        var client = ClientFields(name: text(.clientName), email: EmailAddress.normalized(text(.clientEmail)),
-                                  number: text(.clientNumber), street: text(.clientStreet), zip: text(.clientZip),
-                                  city: text(.clientCity), country: text(.clientCountry))
+        var client = ClientFields(name: text(.clientName),
+                                  details: ClientDetails(email: EmailAddress.normalized(text(.clientEmail)),
+                                                         number: text(.clientNumber), street: text(.clientStreet),
+                                                         zip: text(.clientZip), city: text(.clientCity),
+                                                         country: text(.clientCountry)))
         if client.name == nil && client.email == nil {
             reasons.append("The client is missing: give client_name, client_email or both.")
         }
@@ -65,8 +66,8 @@ struct InvoiceCSVRow: Sendable {
         guard reasons.isEmpty, let identifier, let amount, let currency, let status, let issue, let due else {
             return .failure(.init(line: record.line, reasons: reasons))
         }
-        return .success(InvoiceCSVRow(line: record.line, client: client, identifier: identifier, amount: amount,
-                                      currency: currency, status: status, issueDate: issue, dueDate: due,
-                                      notes: text(.notes)))
+        let invoice = InvoiceFields(identifier: identifier, amount: amount, currency: currency, status: status,
+                                    issueDate: issue, dueDate: due, notes: text(.notes))
+        return .success(InvoiceCSVRow(line: record.line, client: client, invoice: invoice))
     }
 }

@@ -16,13 +16,7 @@ extension DemoData {
             clients.reserveCapacity(data.clients.count)
             for record in data.clients {
                 let client = Client(context: context)
-                client.name = record.name
-                client.email = record.email
-                client.number = record.number
-                client.street = record.street
-                client.zip = record.zip
-                client.city = record.city
-                client.country = record.country
+                client.assign(name: record.name, details: record.details)
                 client.createdAt = record.createdAt
                 clients.append(client)
             }
@@ -30,13 +24,7 @@ extension DemoData {
             invoices.reserveCapacity(data.invoices.count)
             for record in data.invoices {
                 let invoice = Invoice(context: context)
-                invoice.identifier = record.identifier
-                invoice.amount = record.amount
-                invoice.currency = record.currency
-                invoice.status = record.status
-                invoice.issueDay = record.issueDate
-                invoice.dueDay = record.dueDate
-                invoice.notes = record.notes
+                invoice.assign(record.fields)
                 invoice.client = clients[record.clientIndex]
                 invoices.append(invoice)
             }

@@ -25,117 +25,16 @@ public final class ManagedObjectModel: Sendable {
     /// - Throws: ``ModelError`` when a declaration cannot be mapped (a relationship to a class
     ///   not listed, a missing or inconsistent inverse, an unresolvable key path).
     public init(entities types: [ManagedObject.Type]) throws {
-        var seen = Set<String>()
-        var declared: [(type: ManagedObject.Type, name: String, names: [String], decls: [PropertyDeclaration])] = []
-        var prototypeObjects: [String: ManagedObject] = [:]
-        for type in types {
-            let name = String(describing: type)
-            guard seen.insert(name).inserted else { throw ModelError.duplicateEntity(name) }
-            let (prototype, decls) = Self.makePrototype(of: type)
-            let mirror = Mirror(reflecting: prototype)
-            if let superMirror = mirror.superclassMirror, superMirror.subjectType != ManagedObject.self {
-                throw ModelError.unsupportedDeclaration(
-                    entity: name, reason: "it must subclass ManagedObject directly, not \(superMirror.subjectType)")
-            }
-            let names = mirror.children.compactMap { child -> String? in
-                guard child.value is any PropertyWrapperMarker, let label = child.label else { return nil }
-                return label.hasPrefix("_") ? String(label.dropFirst()) : label
-            }
-            guard names.count == decls.count else {
-                throw ModelError.unsupportedDeclaration(
-                    entity: name, reason: "found \(decls.count) property declarations but \(names.count) wrapper properties")
-            }
-            declared.append((type, name, names, decls))
-            prototypeObjects[name] = prototype
-        }
-        let typeNames = Dictionary(uniqueKeysWithValues: declared.map { (ObjectIdentifier($0.type), $0.name) })
-        let registry = PrototypeRegistry(prototypes: prototypeObjects)
-
-        // First pass: properties with inverses still unnamed.
-        var properties: [String: [PropertyDescription]] = [:]
-        var pendingInverses: [(entity: String, index: Int, keyPath: AnyKeyPath, destination: String)] = []
-        for (type, name, names, decls) in declared {
-            _ = type
-            var props: [PropertyDescription] = []
-            for (i, (propName, decl)) in zip(names, decls).enumerated() {
-                switch decl {
-                case let .attribute(type, isOptional, defaultValue, constraints):
-                    props.append(.attribute(AttributeDescription(
-                        name: propName, type: type, isOptional: isOptional,
-                        constraints: constraints, defaultValue: defaultValue)))
-                case let .relationship(destination, cardinality, inverse, deleteRule, isRequired, minCount, maxCount):
-                    guard let destName = typeNames[ObjectIdentifier(destination)] else {
-                        throw ModelError.unknownDestination(
-                            entity: name, relationship: propName, destination: String(describing: destination))
-                    }
-                    props.append(.relationship(RelationshipDescription(
-                        name: propName, destinationEntityName: destName, cardinality: cardinality,
-                        inverseName: "", deleteRule: deleteRule, isRequired: isRequired,
-                        minCount: minCount, maxCount: maxCount)))
-                    if let inverse { pendingInverses.append((name, i, inverse, destName)) }
-                }
-            }
-            properties[name] = props
-        }
-
-        // Second pass: resolve declared inverses by reading them on the destination prototype.
-        for pending in pendingInverses {
-            guard let path = registry.record(pending.keyPath, on: pending.destination),
-                  path.count == 1, path[0].entityName == pending.destination,
-                  case .relationship(var inverse)? = properties[pending.destination]?[path[0].index],
-                  case .relationship(var rel)? = properties[pending.entity]?[pending.index] else {
-                throw ModelError.inconsistentInverse(
-                    entity: pending.entity, relationship: Self.name(of: pending, in: properties),
-                    reason: "the inverse key path does not name a @Relationship of \(pending.destination)")
-            }
-            guard inverse.destinationEntityName == pending.entity else {
-                throw ModelError.inconsistentInverse(
-                    entity: pending.entity, relationship: rel.name,
-                    reason: "\(pending.destination).\(inverse.name) points to \(inverse.destinationEntityName), not \(pending.entity)")
-            }
-            if !inverse.inverseName.isEmpty && inverse.inverseName != rel.name {
-                throw ModelError.inconsistentInverse(
-                    entity: pending.entity, relationship: rel.name,
-                    reason: "\(pending.destination).\(inverse.name) already has the inverse \(inverse.inverseName)")
-            }
-            rel.inverseName = inverse.name
-            inverse.inverseName = rel.name
-            properties[pending.entity]?[pending.index] = .relationship(rel)
-            properties[pending.destination]?[path[0].index] = .relationship(inverse)
-        }
-
-        var built: [EntityDescription] = []
-        for (type, name, _, _) in declared {
-            let props = properties[name] ?? []
-            for case .relationship(let r) in props where r.inverseName.isEmpty {
-                throw ModelError.missingInverse(entity: name, relationship: r.name)
-            }
-            var uniqueness: [[Int]] = []
-            for (i, p) in props.enumerated() {
-                if case .attribute(let a) = p, a.isUnique { uniqueness.append([i]) }
-            }
-            for group in type.uniquenessConstraints {
-                var indices: [Int] = []
-                for keyPath in group {
-                    guard let path = registry.record(keyPath, on: name), path.count == 1,
-                          case .attribute? = props[safe: path[0].index] else {
-                        throw ModelError.unresolvableKeyPath(entity: name, keyPath: "\(keyPath)")
-                    }
-                    indices.append(path[0].index)
-                }
-                if !indices.isEmpty && !uniqueness.contains(indices) { uniqueness.append(indices) }
-            }
-            built.append(EntityDescription(name: name, objectType: type, properties: props,
-                                           uniquenessIndices: uniqueness))
-        }
-
+        var builder = try ModelBuilder(types: types)
+        try builder.resolveInverses()
+        let built = try builder.entities()
         self.entities = built
         self.entitiesByName = Dictionary(uniqueKeysWithValues: built.map { ($0.name, $0) })
         self.entitiesByType = Dictionary(uniqueKeysWithValues: built.map { (ObjectIdentifier($0.objectType), $0) })
-        self.prototypes = registry
+        self.prototypes = builder.registry
         self.schema = ModelSchema(entities: built)
         self.versionHash = schema.versionHash
-        registry.attach(self)
+        builder.registry.attach(self)
     }
 
     /// The entity with this name.
@@ -169,22 +68,6 @@ public final class ManagedObjectModel: Sendable {
     /// captured ID, as the row's primary key).
     func isObjectIDKeyPath(_ keyPath: AnyKeyPath, in entity: EntityDescription) -> Bool {
         prototypes.readsObjectID(keyPath, on: entity.name)
-    }
-
-    private static func makePrototype(of type: ManagedObject.Type) -> (ManagedObject, [PropertyDeclaration]) {
-        let state = ThreadState.current
-        state.reset()
-        state.mode = .describing
-        let object = type.init(Materialization(kind: .prototype))
-        // ManagedObject.init leaves the declarations of a prototype in the state for us.
-        let declarations = state.declarations
-        state.reset()
-        return (object, declarations)
-    }
-
-    private static func name(of pending: (entity: String, index: Int, keyPath: AnyKeyPath, destination: String),
-                             in properties: [String: [PropertyDescription]]) -> String {
-        properties[pending.entity]?[safe: pending.index]?.name ?? "?"
     }
 }
 

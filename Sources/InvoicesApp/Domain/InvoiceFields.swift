@@ -1,0 +1,37 @@
+import Foundation
+
+/// An invoice's own values, as generated or imported: one type, written to an ``Invoice`` in
+/// one place, so an attribute added to the model is added here once.
+public struct InvoiceFields: Sendable, Hashable {
+    public var identifier: String
+    public var amount: Decimal
+    public var currency: String
+    public var status: InvoiceStatus
+    public var issueDate: CalendarDay
+    public var dueDate: CalendarDay
+    public var notes: String?
+
+    public init(identifier: String, amount: Decimal, currency: String, status: InvoiceStatus,
+                issueDate: CalendarDay, dueDate: CalendarDay, notes: String?) {
+        self.identifier = identifier
+        self.amount = amount
+        self.currency = currency
+        self.status = status
+        self.issueDate = issueDate
+        self.dueDate = dueDate
+        self.notes = notes
+    }
+}
+
+extension Invoice {
+    /// Writes `fields` (validated when the context saves); the client is set apart.
+    func assign(_ fields: InvoiceFields) {
+        identifier = fields.identifier
+        amount = fields.amount
+        currency = fields.currency
+        status = fields.status
+        issueDay = fields.issueDate
+        dueDay = fields.dueDate
+        notes = fields.notes
+    }
+}

@@ -1,0 +1,168 @@
+/// Builds a model's entities from their classes, in three steps: read each class's
+/// declarations from a prototype, pair each relationship with its inverse, then make the
+/// entity descriptions with their uniqueness constraints.
+struct ModelBuilder {
+    /// A class and the properties it declares, in declaration order.
+    private struct Declared {
+        let type: ManagedObject.Type
+        let name: String
+        let propertyNames: [String]
+        let declarations: [PropertyDeclaration]
+    }
+
+    /// A relationship whose inverse is named by a key path on its destination.
+    private struct PendingInverse {
+        let entity: String
+        let index: Int
+        let keyPath: AnyKeyPath
+        let destination: String
+    }
+
+    let registry: PrototypeRegistry
+    private let declared: [Declared]
+    /// The properties of each entity; relationships' inverses are filled in by `resolveInverses`.
+    private var properties: [String: [PropertyDescription]] = [:]
+    private var pendingInverses: [PendingInverse] = []
+
+    /// Reads the declarations of `types`.
+    /// - Throws: ``ModelError`` for a class listed twice, not a direct subclass of
+    ///   `ManagedObject`, or with a relationship to a class not listed.
+    init(types: [ManagedObject.Type]) throws {
+        var seen = Set<String>()
+        var declared: [Declared] = []
+        var prototypes: [String: ManagedObject] = [:]
+        for type in types {
+            let name = String(describing: type)
+            guard seen.insert(name).inserted else { throw ModelError.duplicateEntity(name) }
+            let (prototype, declarations) = Self.makePrototype(of: type)
+            declared.append(Declared(type: type, name: name, propertyNames: try Self.propertyNames(of: prototype, entity: name,
+                                                                                                   expected: declarations.count),
+                                     declarations: declarations))
+            prototypes[name] = prototype
+        }
+        self.declared = declared
+        registry = PrototypeRegistry(prototypes: prototypes)
+        let typeNames = Dictionary(uniqueKeysWithValues: declared.map { (ObjectIdentifier($0.type), $0.name) })
+        for entity in declared {
+            properties[entity.name] = try describe(entity, typeNames: typeNames)
+        }
+    }
+
+    /// The names of the wrapped properties of a prototype, in declaration order.
+    private static func propertyNames(of prototype: ManagedObject, entity name: String, expected: Int) throws -> [String] {
+        let mirror = Mirror(reflecting: prototype)
+        if let superMirror = mirror.superclassMirror, superMirror.subjectType != ManagedObject.self {
+            throw ModelError.unsupportedDeclaration(
+                entity: name, reason: "it must subclass ManagedObject directly, not \(superMirror.subjectType)")
+        }
+        let names = mirror.children.compactMap { child -> String? in
+            guard child.value is any PropertyWrapperMarker, let label = child.label else { return nil }
+            return label.hasPrefix("_") ? String(label.dropFirst()) : label
+        }
+        guard names.count == expected else {
+            throw ModelError.unsupportedDeclaration(
+                entity: name, reason: "found \(expected) property declarations but \(names.count) wrapper properties")
+        }
+        return names
+    }
+
+    /// The entity's properties, relationships with their inverses still unnamed.
+    private mutating func describe(_ entity: Declared, typeNames: [ObjectIdentifier: String]) throws -> [PropertyDescription] {
+        var described: [PropertyDescription] = []
+        for (index, (name, declaration)) in zip(entity.propertyNames, entity.declarations).enumerated() {
+            switch declaration {
+            case let .attribute(type, isOptional, defaultValue, constraints):
+                described.append(.attribute(AttributeDescription(
+                    name: name, type: type, isOptional: isOptional, constraints: constraints, defaultValue: defaultValue)))
+            case let .relationship(destination, cardinality, inverse, deleteRule, isRequired, minCount, maxCount):
+                guard let destinationName = typeNames[ObjectIdentifier(destination)] else {
+                    throw ModelError.unknownDestination(
+                        entity: entity.name, relationship: name, destination: String(describing: destination))
+                }
+                described.append(.relationship(RelationshipDescription(
+                    name: name, destinationEntityName: destinationName, cardinality: cardinality,
+                    inverseName: "", deleteRule: deleteRule, isRequired: isRequired, minCount: minCount, maxCount: maxCount)))
+                if let inverse {
+                    pendingInverses.append(PendingInverse(entity: entity.name, index: index, keyPath: inverse,
+                                                          destination: destinationName))
+                }
+            }
+        }
+        return described
+    }
+
+    /// Pairs each relationship with the inverse its key path names, read on the destination's
+    /// prototype.
+    /// - Throws: ``ModelError/inconsistentInverse(entity:relationship:reason:)``.
+    mutating func resolveInverses() throws {
+        for pending in pendingInverses {
+            guard let path = registry.record(pending.keyPath, on: pending.destination),
+                  path.count == 1, path[0].entityName == pending.destination,
+                  case .relationship(var inverse)? = properties[pending.destination]?[path[0].index],
+                  case .relationship(var relationship)? = properties[pending.entity]?[pending.index] else {
+                throw ModelError.inconsistentInverse(
+                    entity: pending.entity, relationship: properties[pending.entity]?[safe: pending.index]?.name ?? "?",
+                    reason: "the inverse key path does not name a @Relationship of \(pending.destination)")
+            }
+            guard inverse.destinationEntityName == pending.entity else {
+                throw ModelError.inconsistentInverse(
+                    entity: pending.entity, relationship: relationship.name,
+                    reason: "\(pending.destination).\(inverse.name) points to \(inverse.destinationEntityName), not \(pending.entity)")
+            }
+            if !inverse.inverseName.isEmpty && inverse.inverseName != relationship.name {
+                throw ModelError.inconsistentInverse(
+                    entity: pending.entity, relationship: relationship.name,
+                    reason: "\(pending.destination).\(inverse.name) already has the inverse \(inverse.inverseName)")
+            }
+            relationship.inverseName = inverse.name
+            inverse.inverseName = relationship.name
+            properties[pending.entity]?[pending.index] = .relationship(relationship)
+            properties[pending.destination]?[path[0].index] = .relationship(inverse)
+        }
+    }
+
+    /// The entity descriptions, in the order the classes were given.
+    /// - Throws: ``ModelError`` for a relationship without an inverse, or a uniqueness
+    ///   constraint whose key path is not an attribute of the entity.
+    func entities() throws -> [EntityDescription] {
+        try declared.map { entity in
+            let described = properties[entity.name] ?? []
+            for case .relationship(let relationship) in described where relationship.inverseName.isEmpty {
+                throw ModelError.missingInverse(entity: entity.name, relationship: relationship.name)
+            }
+            return EntityDescription(name: entity.name, objectType: entity.type, properties: described,
+                                     uniquenessIndices: try uniquenessIndices(of: entity, properties: described))
+        }
+    }
+
+    /// Single unique attributes, then the class's `uniquenessConstraints`, without repeats.
+    private func uniquenessIndices(of entity: Declared, properties described: [PropertyDescription]) throws -> [[Int]] {
+        var uniqueness: [[Int]] = []
+        for (index, property) in described.enumerated() {
+            if case .attribute(let attribute) = property, attribute.isUnique { uniqueness.append([index]) }
+        }
+        for group in entity.type.uniquenessConstraints {
+            let indices = try group.map { keyPath -> Int in
+                guard let path = registry.record(keyPath, on: entity.name), path.count == 1,
+                      case .attribute? = described[safe: path[0].index] else {
+                    throw ModelError.unresolvableKeyPath(entity: entity.name, keyPath: "\(keyPath)")
+                }
+                return path[0].index
+            }
+            if !indices.isEmpty && !uniqueness.contains(indices) { uniqueness.append(indices) }
+        }
+        return uniqueness
+    }
+
+    /// A prototype of `type`, and the declarations its initializer recorded.
+    private static func makePrototype(of type: ManagedObject.Type) -> (ManagedObject, [PropertyDeclaration]) {
+        let state = ThreadState.current
+        state.reset()
+        state.mode = .describing
+        let object = type.init(Materialization(kind: .prototype))
+        // ManagedObject.init leaves the declarations of a prototype in the state for us.
+        let declarations = state.declarations
+        state.reset()
+        return (object, declarations)
+    }
+}

@@ -8,8 +8,9 @@ import Testing
 final class Note: ManagedObject, EditableEntity {
     @Attribute(.required, .maxLength(40)) var title: String
     @Attribute(.maxLength(500)) var body: String?
-    @Attribute(.unique) var code: String?
-    @Attribute var due: Date = CalendarDay(year: 2025, month: 6, day: 1)?.date ?? Date()
+    @Attribute(.unique, .minLength(3), .pattern("N-[0-9]+")) var code: String?
+    @Attribute(.earliest(CalendarDay(year: 2020, month: 1, day: 1)?.date ?? .distantPast))
+    var due: Date = CalendarDay(year: 2025, month: 6, day: 1)?.date ?? Date()
 
     static var formPath: String { "notes" }
     static var formNoun: String { "note" }
@@ -50,6 +51,9 @@ final class Note: ManagedObject, EditableEntity {
             #expect(form.text.contains("New note"))
             #expect(form.text.contains("<label for=\"field-title\">Title"))
             #expect(form.text.contains("maxlength=\"40\""))          // from the model's .maxLength(40)
+            // and the model's other rules, said by the inputs too
+            #expect(form.text.contains("minlength=\"3\" pattern=\"N-[0-9]+\""))
+            #expect(form.text.contains("min=\"2020-01-01\""))
             #expect(form.text.contains("type=\"date\""))
             let csrf = try #require(form.csrf)
 

@@ -13,7 +13,8 @@ struct FormTable: Sendable {
         /// The model says a value is needed: `.required`, a non-optional attribute, a required
         /// to-one relationship.
         let isRequired: Bool
-        let maxLength: Int?
+        /// The model's other rules for the value, for the input's own attributes.
+        let limits: FormField.Limits
         let duplicateMessage: String?
         let read: @Sendable (ManagedObject) -> String
         let write: @Sendable (String, ManagedObject, ManagedObjectContext) -> String?
@@ -70,11 +71,11 @@ struct FormTable: Sendable {
 
     private static func field<T: EditableEntity>(_ spec: FormFieldSpec<T>, model: ManagedObjectModel) -> Field {
         let property = model.property(for: spec.keyPath)
-        var isRequired = false, maxLength: Int?
+        var isRequired = false, limits = FormField.Limits()
         switch property {
         case .attribute(let a)?:
             isRequired = !a.isOptional || a.constraints.contains(.required)
-            for case .maxLength(let n) in a.constraints { maxLength = n }
+            limits = FormField.Limits(a.constraints)
         case .relationship(let r)?:
             isRequired = r.isRequired
         case nil:
@@ -88,7 +89,7 @@ struct FormTable: Sendable {
         }
         let read = spec.read, write = spec.write
         return Field(name: property?.name ?? spec.label, label: spec.label, hint: spec.hint, input: input,
-                     isRequired: isRequired, maxLength: maxLength, duplicateMessage: spec.duplicateMessage,
+                     isRequired: isRequired, limits: limits, duplicateMessage: spec.duplicateMessage,
                      read: { object in (object as? T).map(read) ?? "" },
                      write: { text, object, context in (object as? T).flatMap { write(text, $0, context) } })
     }
@@ -144,10 +145,10 @@ struct FormTable: Sendable {
             switch field.input {
             case .text(let type):
                 return FormField(name: field.name, label: field.label, type: type, value: value, error: errors[field.name],
-                                 required: field.isRequired, hint: field.hint, maxLength: field.maxLength)
+                                 required: field.isRequired, hint: field.hint, limits: field.limits)
             case .textarea:
                 return FormField(name: field.name, label: field.label, value: value, error: errors[field.name],
-                                 required: field.isRequired, isTextarea: true, hint: field.hint, maxLength: field.maxLength)
+                                 required: field.isRequired, isTextarea: true, hint: field.hint, limits: field.limits)
             case .select(_, let placeholder):
                 return FormField(name: field.name, label: field.label, value: value, error: errors[field.name],
                                  required: field.isRequired,

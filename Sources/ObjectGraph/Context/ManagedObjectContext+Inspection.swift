@@ -144,12 +144,7 @@ extension ManagedObjectContext {
     /// context's check runs validation only.
     public func checkSave() -> SaveCheck {
         ConcurrencyDebug.checkIfEnabled(self, "checkSave()")
-        var failures: [ValidationFailure] = []
-        do { try validatePendingChanges() } catch SaveError.validationFailed(let found) {
-            failures = found
-        } catch {
-            failures = [ValidationFailure(property: nil, message: "\(error)")]
-        }
+        let failures = validationFailures()
         guard let parent else {
             return SaveCheck(validationFailures: failures, uniquenessViolation: nil, conflicts: [], parentValues: [:],
                              mergePolicy: mergePolicy)
@@ -158,6 +153,35 @@ extension ManagedObjectContext {
         let (uniqueness, conflicts, parentValues) = parent.performAndWait { parent.dryRun(of: unit) }
         return SaveCheck(validationFailures: failures, uniquenessViolation: uniqueness, conflicts: conflicts,
                          parentValues: parentValues, mergePolicy: mergePolicy)
+    }
+
+    /// Whether `save()` would succeed now, checked from outside the context's queue without
+    /// holding a thread: validation runs in a block of this context, the parent's side in a
+    /// block of the parent, one after the other (`await perform` each), where the synchronous
+    /// ``checkSave()`` waits on the parent's queue from inside this one's. For tools that check
+    /// many contexts at once (an inspector).
+    public func checkSave() async -> SaveCheck {
+        let (failures, unit, policy) = await perform(schedule: .enqueued) {
+            () -> ([ValidationFailure], SaveUnit?, MergePolicy) in
+            (self.validationFailures(), self.parent == nil ? nil : self.makeSaveUnit(), self.mergePolicy)
+        }
+        guard let parent, let unit else {
+            return SaveCheck(validationFailures: failures, uniquenessViolation: nil, conflicts: [], parentValues: [:],
+                             mergePolicy: policy)
+        }
+        let (uniqueness, conflicts, parentValues) = await parent.perform(schedule: .enqueued) { parent.dryRun(of: unit) }
+        return SaveCheck(validationFailures: failures, uniquenessViolation: uniqueness, conflicts: conflicts,
+                         parentValues: parentValues, mergePolicy: policy)
+    }
+
+    /// The failures validating the pending changes finds (none when a save would pass it).
+    private func validationFailures() -> [ValidationFailure] {
+        do { try validatePendingChanges() } catch SaveError.validationFailed(let found) {
+            return found
+        } catch {
+            return [ValidationFailure(property: nil, message: "\(error)")]
+        }
+        return []
     }
 
     /// What receiving `unit` would meet here, without receiving it: the uniqueness clash, the

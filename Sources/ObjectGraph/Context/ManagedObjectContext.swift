@@ -227,11 +227,31 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
 
     /// Schedules `block` on the context's queue and returns at once (FIFO).
     public func perform(_ block: @escaping @Sendable () -> Void) {
-        queue.async { self.run(block) }
+        enqueue { self.run(block) }
+    }
+
+    /// Puts `work` on the queue, in order. A nested private-queue context's blocks first take
+    /// a place in the coordinator's ``BlockLimiter`` (they may wait on their ancestors' queues,
+    /// each such wait holding a thread); a block waiting for a place holds none.
+    private func enqueue(_ work: @escaping @Sendable () -> Void) {
+        guard parent != nil, concurrencyType == .privateQueue else {
+            queue.async(execute: work)
+            return
+        }
+        let limiter = persistentStoreCoordinator.nestedBlocks
+        limiter.acquire { [queue] in
+            queue.async {
+                work()
+                limiter.release()
+            }
+        }
     }
 
     /// Runs `block` on the context's queue and waits for it. Reentrant: called from inside
-    /// a block of the same context, it runs inline.
+    /// a block of the same context, it runs inline. It holds the calling thread until the
+    /// block has run: from `async` code or a Dispatch queue, prefer `await perform`. (It does
+    /// not wait for blocks of a nested context still waiting for a place in the coordinator's
+    /// limit of concurrent nested blocks: those are not on the queue yet.)
     public func performAndWait<T>(_ block: () throws -> T) rethrows -> T {
         if isOnQueue { return try run(block) }
         return try queue.sync { try run(block) }
@@ -252,7 +272,7 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
             return try run(block)
         }
         let result: Result<T, E> = await withCheckedContinuation { continuation in
-            queue.async {
+            enqueue {
                 let result = self.run { () -> Result<T, E> in
                     do throws(E) { return .success(try block()) } catch { return .failure(error) }
                 }

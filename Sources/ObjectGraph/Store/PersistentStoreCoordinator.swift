@@ -24,8 +24,18 @@ public final class PersistentStoreCoordinator: Sendable {
     /// Watches the file for other writers' commits (when the description asks for it).
     private let monitor = Mutex<RemoteChangeMonitor?>(nil)
 
-    public init(model: ManagedObjectModel) {
+    /// Bounds the blocks of nested private-queue contexts that run at once (see
+    /// ``BlockLimiter``).
+    let nestedBlocks: BlockLimiter
+
+    /// - Parameter maximumConcurrentNestedBlocks: nil (the default) shares the process's
+    ///   limit of ``BlockLimiter/processLimit`` blocks of nested private-queue contexts
+    ///   running at once with every other coordinator: Dispatch's threads (255 on Linux) are
+    ///   the process's, so the bound must be too. A number gives this coordinator a limit of
+    ///   its own, for a process that knows its other coordinators keep to theirs.
+    public init(model: ManagedObjectModel, maximumConcurrentNestedBlocks: Int? = nil) {
         self.model = model
+        nestedBlocks = maximumConcurrentNestedBlocks.map { BlockLimiter(limit: $0) } ?? .shared
     }
 
     /// Opens (or creates) the store.

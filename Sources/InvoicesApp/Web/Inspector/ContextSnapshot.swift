@@ -44,6 +44,9 @@ struct StackSnapshot: Sendable, Codable {
     let coordinator: CoordinatorSnapshot
     /// Writer, main, then scratchpads and imports, each naming its parent.
     let contexts: [ContextSnapshot]
+    /// Scratchpads (with their children) open but not listed: all but the most recent
+    /// ``StackSnapshotter/scratchpadLimit``.
+    let unlistedScratchpads: Int
     /// Every pending change of every context with how far up it has gone, then the objects
     /// written to the file most recently.
     let journey: [JourneyStep]

@@ -72,6 +72,10 @@ struct InspectorPageModel: Sendable {
     /// counts only; no data values).
     let diagram: String
     let sections: [Section]
+    /// Scratchpads open but not listed (only the most recent are).
+    let unlistedScratchpads: Int
+    let hasUnlistedScratchpads: Bool
+    let listedScratchpadLimit: Int
     let steps: [Step]
     let hasSteps: Bool
     let events: [Event]
@@ -104,6 +108,9 @@ struct InspectorPageModel: Sendable {
         hasHistoryToken = snapshot.coordinator.historyToken != nil
         diagram = StackDiagram.text(snapshot)
         sections = snapshot.contexts.map { Self.section($0, at: snapshot.takenAt) }
+        unlistedScratchpads = snapshot.unlistedScratchpads
+        hasUnlistedScratchpads = snapshot.unlistedScratchpads > 0
+        listedScratchpadLimit = StackSnapshotter.scratchpadLimit
         steps = snapshot.journey.map(Self.step)
         hasSteps = !steps.isEmpty
         events = snapshot.timeline.map {

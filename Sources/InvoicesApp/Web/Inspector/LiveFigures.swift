@@ -58,7 +58,7 @@ struct LiveFigures: Sendable {
         return LiveFigures(
             takenAt: InspectorWording.clock(snapshot.takenAt), persist: snapshot.persist,
             deferred: !seconds.isEmpty, deferredSeconds: seconds,
-            openScratchpads: scratchpads.count, openForms: sessions.openForms().count,
+            openScratchpads: scratchpads.count + snapshot.unlistedScratchpads, openForms: sessions.openForms().count,
             scratchpadsWithChanges: scratchpads.filter { $0.pendingCount > 0 }.count,
             scratchpadPendingChanges: scratchpads.reduce(0) { $0 + $1.pendingCount },
             mainPendingChanges: main?.pendingCount ?? 0, mainRegisteredObjects: main?.registeredObjects ?? 0,

@@ -21,6 +21,7 @@ enum StackDiagram {
             for row in stride(from: 0, to: scratchpads.count, by: 3) {
                 lines.append(" " + scratchpads[row..<min(row + 3, scratchpads.count)].map(box).joined(separator: "   "))
             }
+            if snapshot.unlistedScratchpads > 0 { lines.append(" … and \(snapshot.unlistedScratchpads) more, not drawn") }
         }
         lines += ["        │ save", "        ▼"]
         if let main = byID["main"] { lines.append(" " + box(main)) }
@@ -59,6 +60,9 @@ struct StackPicture: Sendable {
 
     let scratchpads: [Box]
     let hasScratchpads: Bool
+    /// Scratchpads open but not drawn (only the most recent are).
+    let unlistedScratchpads: Int
+    let hasUnlistedScratchpads: Bool
     let main: Box?
     let writer: Box?
     let imports: [Box]
@@ -85,6 +89,8 @@ struct StackPicture: Sendable {
         }
         scratchpads = snapshot.contexts.filter { $0.role == .scratchpad || $0.role == .child }.map(box)
         hasScratchpads = !scratchpads.isEmpty
+        unlistedScratchpads = snapshot.unlistedScratchpads
+        hasUnlistedScratchpads = snapshot.unlistedScratchpads > 0
         main = snapshot.contexts.first { $0.role == .main }.map(box)
         writer = snapshot.contexts.first { $0.role == .writer }.map(box)
         imports = snapshot.contexts.filter { $0.role == .import }.map(box)

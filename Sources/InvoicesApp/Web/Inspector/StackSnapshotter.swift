@@ -4,8 +4,12 @@ import Synchronization
 
 /// Reads the live tree into a ``StackSnapshot``: each context on its own queue, all at once,
 /// each within a deadline, so a context busy with a long block (an import's batch) shows as
-/// busy instead of holding the page up. Nothing is read from managed objects off their queue,
-/// and the main queue is only asked for its own in-memory state.
+/// busy instead of holding the page up. Nothing is read from managed objects off their queue.
+///
+/// Its cost is bounded whatever visitors do: the ``scratchpadLimit`` most recent scratchpads
+/// are read (the rest counted), whether each would save is checked one at a time (so main's
+/// queue never has more than one check ahead of a visitor's save), and readers who ask at
+/// once share a snapshot.
 struct StackSnapshotter: Sendable {
     let stack: InvoicesStack
     let sessions: SessionStore
@@ -18,6 +22,13 @@ struct StackSnapshotter: Sendable {
     static let pendingChangeLimit = 200
     /// How long a context may take to answer.
     static let deadline: Duration = .milliseconds(800)
+    /// Scratchpads read in full (the most recently opened); the others are only counted.
+    static let scratchpadLimit = 100
+    /// How long the save checks of one snapshot may take together; scratchpads not checked by
+    /// then show no verdict.
+    static let checkBudget: Duration = .seconds(2)
+    /// Full snapshots asked for at once share one.
+    let coalescer = FreshCoalescer<StackSnapshot>()
 
     /// How much to read.
     enum Depth: Sendable {
@@ -40,25 +51,27 @@ struct StackSnapshotter: Sendable {
     /// What a context answered.
     private struct Reading: Sendable {
         let inspection: ContextInspection
-        let saveCheck: SaveCheck?
+        var saveCheck: SaveCheck?
         /// For main: the writer's current values of main's updated objects.
         var parentObjects: [ObjectID: InspectedObject] = [:]
     }
 
     func snapshot(_ depth: Depth = .full) async -> StackSnapshot {
-        let targets = self.targets()
+        guard depth == .full else { return await take(depth) }
+        return await coalescer.value { await self.take(.full) }
+    }
+
+    private func take(_ depth: Depth) async -> StackSnapshot {
+        let (targets, unlisted) = self.targets()
         let limit = depth == .full ? Self.pendingChangeLimit : 0
         var readings: [String: Reading] = [:]
         await withTaskGroup(of: (String, Reading?).self) { group in
             for target in targets {
                 group.addTask {
                     let context = target.context
-                    let checks = depth == .full && (target.role == .scratchpad || target.role == .child)
                     let reading = await withDeadline(Self.deadline) {
-                        await context.perform(schedule: .enqueued) { () -> Reading in
-                            let inspection = context.inspect(pendingChangeLimit: limit)
-                            return Reading(inspection: inspection,
-                                           saveCheck: checks && inspection.hasChanges ? context.checkSave() : nil)
+                        await context.perform(schedule: .enqueued) {
+                            Reading(inspection: context.inspect(pendingChangeLimit: limit), saveCheck: nil)
                         }
                     }
                     return (target.id, reading)
@@ -66,6 +79,7 @@ struct StackSnapshotter: Sendable {
             }
             for await (id, reading) in group { if let reading { readings[id] = reading } }
         }
+        if depth == .full { await checkSaves(of: targets, into: &readings) }
         // Main's parent values come from the writer, on the writer's queue (never the other
         // way round: the main queue does not wait for the writer here).
         if depth == .full, let main = readings["main"], main.inspection.updatedCount > 0 {
@@ -85,7 +99,8 @@ struct StackSnapshotter: Sendable {
                                              storeUUID: stack.coordinator.storeIdentifier?.uuidString ?? "",
                                              rowCacheEntries: stack.coordinator.rowCacheCount,
                                              historyToken: Inspector.historyToken(stack.coordinator)),
-            contexts: contexts, journey: journey(contexts, setAside: setAside), timeline: timeline.recent(),
+            contexts: contexts, unlistedScratchpads: unlisted, journey: journey(contexts, setAside: setAside),
+            timeline: timeline.recent(),
             otherProcesses: OtherProcessesSnapshot(detection: remoteDetection,
                                                    consumer: stack.historyConsumer.map {
                                                        "\"\($0.name)\" merging into writer and main, at transaction "
@@ -96,18 +111,40 @@ struct StackSnapshotter: Sendable {
             notOnDisk: NotOnDiskSnapshot(setAside: setAside, writerFailure: stack.persistence.failure))
     }
 
-    /// Writer, main, the scratchpads (main's children) with their forms, the import contexts.
-    private func targets() -> [Target] {
+    /// Whether each scratchpad with changes would save, one after the other, within
+    /// ``checkBudget``. Each check awaits the scratchpad's queue, then its parent's: it never
+    /// holds a thread waiting for another queue (see ARCHITECTURE.md, "Threads"), and main's
+    /// queue has at most one check ahead of anything else.
+    private func checkSaves(of targets: [Target], into readings: inout [String: Reading]) async {
+        let deadline = ContinuousClock.now + Self.checkBudget
+        for target in targets where target.role == .scratchpad || target.role == .child {
+            guard let reading = readings[target.id], reading.inspection.hasChanges else { continue }
+            guard ContinuousClock.now < deadline else { return }
+            let context = target.context
+            readings[target.id]?.saveCheck = await withDeadline(Self.deadline) { await context.checkSave() } ?? nil
+        }
+    }
+
+    /// Writer, main, the most recent scratchpads (main's children) with their forms and
+    /// children, the import contexts; and how many scratchpads (with their children) were left
+    /// out.
+    private func targets() -> (targets: [Target], unlisted: Int) {
         var targets = [
             Target(context: stack.writer, id: "writer", role: .writer, parent: "coordinator", owner: nil, createdAt: nil),
             Target(context: stack.main, id: "main", role: .main, parent: "writer", owner: nil, createdAt: nil),
         ]
-        let forms = sessions.openForms()
-        var queue = stack.main.childContexts
+        let forms = Dictionary(grouping: sessions.openForms()) { ObjectIdentifier($0.form.scratchpad) }
+        let opened = { (context: ManagedObjectContext) in
+            forms[ObjectIdentifier(context)]?.map(\.form.openedAt).min() ?? .distantPast
+        }
+        let scratchpads = stack.main.childContexts.map { ($0, opened($0)) }.sorted { $0.1 > $1.1 }.map(\.0)
+        var queue = Array(scratchpads.prefix(Self.scratchpadLimit))
+        var unlisted = 0
+        for left in scratchpads.dropFirst(Self.scratchpadLimit) { unlisted += 1 + Self.descendantCount(of: left) }
         while !queue.isEmpty {
             let context = queue.removeFirst()
             let parent = context.parent.map { identities.id(of: $0) } ?? "coordinator"
-            let owning = forms.filter { $0.form.scratchpad === context }
+            let owning = forms[ObjectIdentifier(context)] ?? []
             let main = owning.first { $0.form.parentFormID == nil } ?? owning.first
             let owner = main.map { open in
                 FormOwnerSnapshot(form: ContextActivityRecorder.abbreviate(open.form.id), kind: open.form.noun,
@@ -123,7 +160,11 @@ struct StackSnapshotter: Sendable {
             targets.append(Target(context: entry.context, id: identities.id(of: entry.context), role: .import,
                                   parent: "coordinator", owner: nil, createdAt: entry.createdAt))
         }
-        return targets
+        return (targets, unlisted)
+    }
+
+    private static func descendantCount(of context: ManagedObjectContext) -> Int {
+        context.childContexts.reduce(0) { $0 + 1 + descendantCount(of: $1) }
     }
 
     private func snapshot(of target: Target, reading: Reading?) -> ContextSnapshot {

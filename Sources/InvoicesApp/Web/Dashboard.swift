@@ -38,7 +38,8 @@ public final class Dashboard: Sendable {
                             maximumFormsPerSession: Int = 20, today: CalendarDay? = nil,
                             listeningHost: String = "127.0.0.1", inspectorToken: String? = nil) throws {
         try self.init(stack: stack, templatesDirectory: templatesDirectory, idleTimeout: idleTimeout,
-                      maximumFormsPerSession: maximumFormsPerSession, today: today, listeningHost: listeningHost,
+                      sessionLimits: SessionLimits(formsPerSession: maximumFormsPerSession), today: today,
+                      listeningHost: listeningHost,
                       inspectorToken: inspectorToken, editable: Self.editable, timekeeper: .continuous)
     }
 
@@ -49,11 +50,11 @@ public final class Dashboard: Sendable {
     ///   - editable: the entities edited in forms (their field tables); every one must be in the
     ///     stack's model.
     ///   - timekeeper: the clock of session expiry and the inspector's delays.
-    init(stack: InvoicesStack, templatesDirectory: String, idleTimeout: Duration, maximumFormsPerSession: Int,
+    init(stack: InvoicesStack, templatesDirectory: String, idleTimeout: Duration, sessionLimits: SessionLimits,
          today: CalendarDay?, listeningHost: String, inspectorToken: String?, editable: [any EditableEntity.Type],
          timekeeper: Timekeeper) throws {
         self.stack = stack
-        sessions = SessionStore(idleTimeout: idleTimeout, maximumForms: maximumFormsPerSession, timekeeper: timekeeper)
+        sessions = SessionStore(idleTimeout: idleTimeout, limits: sessionLimits, timekeeper: timekeeper)
         renderer = PageRenderer(templates: try TemplateRenderer(directory: templatesDirectory), sessions: sessions)
         catalog = FormCatalog(editable, model: stack.coordinator.model)
         inspector = Inspector(stack: stack, sessions: sessions, persist: stack.persistMode,

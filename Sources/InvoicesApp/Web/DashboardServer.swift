@@ -29,12 +29,14 @@ public final class DashboardServer: Sendable {
     /// - Parameters:
     ///   - editable: the entities edited in forms.
     ///   - timekeeper: the clock of session expiry and the inspector's delays.
+    ///   - sessionLimits: how many sessions and open forms the server holds at most.
     init(stack: InvoicesStack, host: String, port: Int, resources: DashboardResources, today: CalendarDay?,
-         inspectorToken: String?, logger: Logger, editable: [any EditableEntity.Type], timekeeper: Timekeeper) throws {
+         inspectorToken: String?, logger: Logger, editable: [any EditableEntity.Type], timekeeper: Timekeeper,
+         sessionLimits: SessionLimits = SessionLimits()) throws {
         self.stack = stack
         self.logger = logger
         dashboard = try Dashboard(stack: stack, templatesDirectory: resources.templates, idleTimeout: .seconds(30 * 60),
-                                  maximumFormsPerSession: 20, today: today, listeningHost: host,
+                                  sessionLimits: sessionLimits, today: today, listeningHost: host,
                                   inspectorToken: inspectorToken, editable: editable, timekeeper: timekeeper)
         let router = try dashboard.makeRouter(publicDirectory: resources.public)
         var configuration = HTTPServer.Configuration(host: host, port: port)

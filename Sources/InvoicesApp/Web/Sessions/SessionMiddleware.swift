@@ -17,12 +17,13 @@ struct SessionMiddleware: RouterMiddleware {
                 next: @Sendable (Request, DashboardContext) async throws -> Response) async throws -> Response {
         var context = context
         let sid = request.cookies[Self.cookieName]
-        if creating {
+        if !creating, let existing = sessions.session(sid) {
+            context.session = existing
+        } else if creating || sessions.wasEnded(sid) {
+            // (A visitor whose session ended to make room gets a new one, which tells them.)
             let (session, isNew) = sessions.sessionOrNew(sid)
             context.session = session
             context.sessionIsNew = isNew
-        } else {
-            context.session = sessions.session(sid)
         }
         var response = try await next(request, context)
         if context.sessionIsNew, let session = context.session { response.setCookie(Self.cookie(session.id)) }

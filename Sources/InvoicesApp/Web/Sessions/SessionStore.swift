@@ -5,30 +5,47 @@ import Synchronization
 /// The visitors' sessions, keyed by the random `sid` cookie.
 ///
 /// Idle sessions expire after ``idleTimeout``; expiry drops their forms, and with them the
-/// scratchpads (a parent context holds its children weakly, so the contexts go away). A session
-/// keeps at most ``maximumForms`` open forms: opening another drops the oldest.
+/// scratchpads (a parent context holds its children weakly, so the contexts go away).
+///
+/// Whatever visitors do, what the store holds is bounded (``SessionLimits``): a session keeps
+/// at most so many open forms (opening another closes its oldest), all sessions together at
+/// most so many forms (opening another closes a form of the session idle longest), and there
+/// are at most so many sessions (a new one ends the session idle longest). Whoever lost a form
+/// or a session that way is told on their next page.
 ///
 /// `Sendable`: the sessions and the time of the last sweep live in one `State`, only touched
 /// while its mutex is held; the observer is called outside it.
 final class SessionStore: Sendable {
     let idleTimeout: Duration
-    let maximumForms: Int
+    let limits: SessionLimits
+    var maximumForms: Int { limits.formsPerSession }
     let timekeeper: Timekeeper
 
     private struct State {
         var sessions: [String: Session] = [:]
         /// When expired sessions were last swept.
         var lastSweep: Duration = .zero
+        /// Open forms of all sessions together.
+        var formCount = 0
+        /// Sessions ended to make room, by ID, so their visitors can be told (oldest first,
+        /// as many as there may be sessions).
+        var ended: [String] = []
+        var endedSet: Set<String> = []
     }
     private let state = Mutex(State())
     /// Told of forms opened and closed (the inspector's timeline); called outside the lock.
     private let observer = Mutex<(@Sendable (FormEvent) -> Void)?>(nil)
 
-    init(idleTimeout: Duration = .seconds(30 * 60), maximumForms: Int = 20, timekeeper: Timekeeper = .continuous) {
+    init(idleTimeout: Duration = .seconds(30 * 60), limits: SessionLimits = SessionLimits(),
+         timekeeper: Timekeeper = .continuous) {
         self.idleTimeout = idleTimeout
-        self.maximumForms = maximumForms
+        self.limits = limits
         self.timekeeper = timekeeper
     }
+
+    /// What a visitor whose form or session was ended to make room is told.
+    static let formEvictedMessage = "A form you had open was closed to make room: the server holds only so many open forms. Nothing of it was saved; open it again to go on."
+    static let sessionEndedMessage = "Your earlier session was ended to make room for other visitors, and the forms you had open were closed without saving. Open them again to go on."
 
     /// The live session for this `sid`, touched; nil when unknown or expired.
     func session(_ sid: String?) -> Session? {
@@ -37,6 +54,7 @@ final class SessionStore: Sendable {
             guard var session = state.sessions[sid] else { return nil }
             guard now - session.lastSeen < idleTimeout else {
                 state.sessions[sid] = nil
+                state.formCount -= session.forms.count
                 return nil
             }
             session.lastSeen = now
@@ -45,29 +63,79 @@ final class SessionStore: Sendable {
         }
     }
 
-    /// The session for `sid`, or a new one (then `isNew` is true and the response sets the cookie).
+    /// The session for `sid`, or a new one (then `isNew` is true and the response sets the
+    /// cookie). Past ``SessionLimits/sessions``, the session idle longest ends to make room.
     func sessionOrNew(_ sid: String?) -> (session: Session, isNew: Bool) {
         if let existing = session(sid) { return (existing, false) }
-        let session = Session(id: Tokens.random(), csrfToken: Tokens.random(), lastSeen: timekeeper.now())
-        state.withLock { $0.sessions[session.id] = session }
+        var session = Session(id: Tokens.random(), csrfToken: Tokens.random(), lastSeen: timekeeper.now())
+        let ended = state.withLock { state -> Session? in
+            if let sid, state.endedSet.remove(sid) != nil {
+                state.ended.removeAll { $0 == sid }
+                session.flash = Self.sessionEndedMessage
+            }
+            var ended: Session?
+            if state.sessions.count >= limits.sessions, let idlest = state.sessions.values.min(by: { $0.lastSeen < $1.lastSeen }) {
+                ended = state.sessions.removeValue(forKey: idlest.id)
+                state.formCount -= idlest.forms.count
+                Self.remember(ended: idlest.id, in: &state, keeping: limits.sessions)
+            }
+            state.sessions[session.id] = session
+            return ended
+        }
+        for form in ended?.forms ?? [] { notify(.closed(form, sessionID: ended?.id ?? "", reason: .evicted)) }
         return (session, true)
     }
 
-    /// Adds a form to the session, dropping its oldest forms past ``maximumForms``.
+    /// Whether `sid` names a session ended to make room (its visitor has not been told yet).
+    func wasEnded(_ sid: String?) -> Bool {
+        guard let sid else { return false }
+        return state.withLock { $0.endedSet.contains(sid) }
+    }
+
+    private static func remember(ended id: String, in state: inout State, keeping limit: Int) {
+        state.ended.append(id)
+        state.endedSet.insert(id)
+        if state.ended.count > limit {
+            state.endedSet.remove(state.ended.removeFirst())
+        }
+    }
+
+    /// Adds a form to the session. Past ``SessionLimits/formsPerSession`` the session's oldest
+    /// form closes; past ``SessionLimits/forms`` in all, the oldest form of the session idle
+    /// longest does, and that session is told on its next page.
     func add(_ form: EditForm, to sid: String) {
-        let (added, evicted) = state.withLock { state -> (Bool, [EditForm]) in
+        let (added, evicted) = state.withLock { state -> (Bool, [(String, EditForm)]) in
             guard var session = state.sessions[sid] else { return (false, []) }
             session.forms.append(form)
-            var evicted: [EditForm] = []
-            if session.forms.count > maximumForms {
-                evicted = Array(session.forms.prefix(session.forms.count - maximumForms))
-                session.forms.removeFirst(evicted.count)
+            state.formCount += 1
+            var evicted: [(String, EditForm)] = []
+            if session.forms.count > limits.formsPerSession {
+                let dropped = session.forms.prefix(session.forms.count - limits.formsPerSession)
+                evicted = dropped.map { (sid, $0) }
+                session.forms.removeFirst(dropped.count)
+                session.flash = Self.formEvictedMessage
+                state.formCount -= dropped.count
             }
             state.sessions[sid] = session
+            while state.formCount > limits.forms, let taken = Self.takeIdlestForm(from: &state, sparing: sid) {
+                evicted.append(taken)
+            }
             return (true, evicted)
         }
         if added { notify(.opened(form, sessionID: sid)) }
-        for form in evicted { notify(.closed(form, sessionID: sid, reason: .evicted)) }
+        for (owner, form) in evicted { notify(.closed(form, sessionID: owner, reason: .evicted)) }
+    }
+
+    /// Closes the oldest form of the session idle longest (other than `sparing`), telling
+    /// its session on its next page.
+    private static func takeIdlestForm(from state: inout State, sparing sid: String) -> (String, EditForm)? {
+        guard var idlest = state.sessions.values.filter({ $0.id != sid && !$0.forms.isEmpty })
+            .min(by: { $0.lastSeen < $1.lastSeen }) else { return nil }
+        let form = idlest.forms.removeFirst()
+        idlest.flash = formEvictedMessage
+        state.sessions[idlest.id] = idlest
+        state.formCount -= 1
+        return (idlest.id, form)
     }
 
     /// Closes a form (after save or cancel), and the forms opened inside it: their URLs answer
@@ -78,6 +146,7 @@ final class SessionStore: Sendable {
             let removed = session.forms.filter { $0.id == formID || $0.parentFormID == formID }
             session.forms.removeAll { $0.id == formID || $0.parentFormID == formID }
             state.sessions[sid] = session
+            state.formCount -= removed.count
             return removed
         }
         for form in removed { notify(.closed(form, sessionID: sid, reason: reason)) }
@@ -109,6 +178,8 @@ final class SessionStore: Sendable {
 
     /// How many sessions are alive (for tests and the log).
     var count: Int { state.withLock { $0.sessions.count } }
+    /// How many forms all sessions hold open.
+    var formCount: Int { state.withLock { $0.formCount } }
 
     /// Every open form of every live session, oldest session activity first, after dropping
     /// expired sessions (so their forms are reported closed now).
@@ -130,7 +201,10 @@ final class SessionStore: Sendable {
             if forcingSweep || now - state.lastSweep >= .seconds(1) || idleTimeout < .seconds(1) {
                 state.lastSweep = now
                 expired = state.sessions.values.filter { now - $0.lastSeen >= idleTimeout }
-                for session in expired { state.sessions[session.id] = nil }
+                for session in expired {
+                    state.sessions[session.id] = nil
+                    state.formCount -= session.forms.count
+                }
             }
             return body(&state, now)
         }

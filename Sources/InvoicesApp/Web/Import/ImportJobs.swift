@@ -13,7 +13,8 @@ struct ImportJob: Sendable {
 }
 
 /// The imports started from the upload page, by ID, so their page can show the progress.
-/// Keeps the most recent ones only.
+/// Keeps the most recent ones only, and runs at most ``maximumRunning`` at once: each holds
+/// its whole upload (up to 32 MB) in memory while it runs.
 ///
 /// `Sendable`: the jobs and their order are one `State`, only touched while its mutex is held.
 final class ImportJobs: Sendable {
@@ -24,15 +25,22 @@ final class ImportJobs: Sendable {
     }
     private let state = Mutex(State())
     static let kept = 50
+    /// Imports running at once; another upload meanwhile is refused (503) until one finishes.
+    static let maximumRunning = 2
 
-    func start(filename: String) -> String {
+    /// A new job's ID, or nil when ``maximumRunning`` imports are running.
+    func start(filename: String) -> String? {
         let id = Tokens.random()
-        state.withLock { state in
+        return state.withLock { state -> String? in
+            guard state.jobs.values.filter({ !$0.isFinished }).count < Self.maximumRunning else { return nil }
             state.jobs[id] = ImportJob(id: id, filename: filename)
             state.order.append(id)
-            while state.order.count > Self.kept { state.jobs[state.order.removeFirst()] = nil }
+            // Finished jobs go first; a running one is kept until it finishes.
+            while state.order.count > Self.kept, let oldest = state.order.firstIndex(where: { state.jobs[$0]?.isFinished != false }) {
+                state.jobs[state.order.remove(at: oldest)] = nil
+            }
+            return id
         }
-        return id
     }
 
     func update(_ id: String, _ change: @Sendable (inout ImportJob) -> Void) {

@@ -43,7 +43,13 @@ struct ImportRoutes: Sendable {
             return renderer.errorPage(.unprocessableContent, title: "No file", message: "Choose a CSV file to import.",
                                       link: "/import", linkText: "Back to the upload", session: context.session)
         }
-        let id = jobs.start(filename: file.filename.isEmpty ? "upload.csv" : file.filename)
+        guard let id = jobs.start(filename: file.filename.isEmpty ? "upload.csv" : file.filename) else {
+            var page = renderer.errorPage(.serviceUnavailable, title: "Imports busy",
+                                          message: "\(ImportJobs.maximumRunning) imports are running. Upload the file again when one has finished.",
+                                          link: "/import", linkText: "Back to the upload", session: context.session)
+            page.headers[.retryAfter] = "10"
+            return page
+        }
         let data = Data(file.bytes), stack = self.stack, jobs = self.jobs
         Task.detached {
             do {

@@ -83,6 +83,37 @@ import WebServer
         }
     }
 
+    /// Refuses, from the headers alone, a request without the `X-Key` header.
+    struct RequireKey: RouterMiddleware {
+        func handle(_ request: Request, context: Context,
+                    next: @Sendable (Request, Context) async throws -> Response) async throws -> Response {
+            try await next(request, context)
+        }
+        func admit(_ request: Request) -> Response? {
+            request.headers[.init("X-Key")!] == "open" ? nil : .text("no key", status: .forbidden)
+        }
+    }
+
+    @Test func middlewareRefusesFromTheHeadersBeforeTheBodyIsSent() async throws {
+        let handled = Counter()
+        try await withServer({ router in
+            router.group("/upload", context: Context.self).limitingBodies(to: 64 << 20).adding(RequireKey())
+                .post("") { request, _ in handled.increment(); return .text("\(request.body.count)") }
+        }) { server in
+            // thirty megabytes announced without the key: refused before a byte of the body is sent
+            let raw = try server.rawConnection()
+            _ = raw.send("POST /upload HTTP/1.1\r\nHost: x\r\nContent-Length: 31457280\r\n\r\n")
+            let reply = await raw.receive(until: "no key")
+            #expect(reply.hasPrefix("HTTP/1.1 403"), "\(reply)")
+            #expect(reply.contains("Connection: close"))
+            // with the key, the body is read and handled
+            let client = server.client()
+            let accepted = try await client.send("POST", "/upload", headers: ["X-Key": "open"], body: Data("12345".utf8))
+            #expect(accepted.text == "5")
+            #expect(handled.count == 1)
+        }
+    }
+
     @Test func aBodyForNoRouteIsRefusedBeforeItIsSent() async throws {
         try await withServer({ router in
             router.post("/known") { request in .text("\(request.body.count)") }

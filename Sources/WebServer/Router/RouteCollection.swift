@@ -44,7 +44,8 @@ public struct RouteCollection<Context: RequestContext> {
     @discardableResult
     public func on(_ method: HTTPRequest.Method, _ pattern: String, bodyLimit: Int? = nil,
                    _ handler: @escaping @Sendable (Request, Context) async throws -> Response) -> RouteCollection {
-        router.add(method, prefix + pattern, Route(handler: .async(chain(handler)), bodyLimit: bodyLimit ?? self.bodyLimit))
+        router.add(method, prefix + pattern,
+                   Route(handler: .async(chain(handler)), bodyLimit: bodyLimit ?? self.bodyLimit, admit: admission))
         return self
     }
 
@@ -54,7 +55,8 @@ public struct RouteCollection<Context: RequestContext> {
     @discardableResult
     public func get(_ pattern: String, immediate: @escaping @Sendable (Request) throws -> Response?,
                     _ handler: @escaping @Sendable (Request, Context) async throws -> Response) -> RouteCollection {
-        router.add(.get, prefix + pattern, Route(handler: .immediateOrAsync(immediate, chain(handler)), bodyLimit: nil))
+        router.add(.get, prefix + pattern,
+                   Route(handler: .immediateOrAsync(immediate, chain(handler)), bodyLimit: nil, admit: admission))
         return self
     }
 
@@ -67,6 +69,18 @@ public struct RouteCollection<Context: RequestContext> {
     public func post(_ pattern: String, bodyLimit: Int? = nil,
                      _ handler: @escaping @Sendable (Request, Context) async throws -> Response) -> RouteCollection {
         on(.post, pattern, bodyLimit: bodyLimit, handler)
+    }
+
+    /// The middleware's header-only checks, in order; nil when none has any to make.
+    private var admission: (@Sendable (Request) -> Response?)? {
+        let middleware = self.middleware
+        guard !middleware.isEmpty else { return nil }
+        return { request in
+            for middleware in middleware {
+                if let refusal = middleware.admit(request) { return refusal }
+            }
+            return nil
+        }
     }
 
     /// The handler behind the group's middleware, as a plain route handler.

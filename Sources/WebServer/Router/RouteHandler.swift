@@ -15,4 +15,7 @@ struct Route: Sendable {
     /// The largest request body this route reads, in bytes (nil: the server's limit). A body
     /// announced larger is refused with 413 before any of it is read.
     let bodyLimit: Int?
+    /// Decides from the request line and headers alone (the body is empty) whether the
+    /// request may go on; an answer refuses it before any of its body is read.
+    var admit: (@Sendable (Request) -> Response?)? = nil
 }

@@ -20,4 +20,14 @@ public protocol RouterMiddleware<Context>: Sendable {
     /// the handler). Not calling `next` answers the request here.
     func handle(_ request: Request, context: Context,
                 next: @Sendable (Request, Context) async throws -> Response) async throws -> Response
+
+    /// Runs as soon as the request line and headers have arrived, before any of the body is
+    /// read (`request.body` is empty): an answer refuses the request there, so a body that
+    /// would be refused anyway (no session, say) is never read. Nil lets it go on.
+    func admit(_ request: Request) -> Response?
+}
+
+extension RouterMiddleware {
+    /// Admits every request: the middleware decides in ``handle(_:context:next:)``.
+    public func admit(_ request: Request) -> Response? { nil }
 }

@@ -94,6 +94,12 @@ final class ServerCore: Sendable {
         if case .found(let route, _) = state.match, let limit = route.bodyLimit {
             state.bodyLimit = min(limit, limits.maximumBodySize)
         }
+        if case .found(let route, let parameters) = state.match, let admit = route.admit {
+            var head = Request(method: state.method, path: state.path, query: state.query, headers: state.headers,
+                               id: state.requestID)
+            head.parameters = parameters
+            if let refusal = admit(head) { return queue(refusal, for: state, on: connection, closing: expectsBody) }
+        }
         guard expectsBody else { return MHD_Result.YES }
         // A body nobody will read is refused now, unread (and the connection closed after).
         if let refusal = Self.refusal(of: state.match) {

@@ -4,13 +4,23 @@ import WebServer
 
 /// For the routes that change something: the request must come from a live session and carry
 /// that session's CSRF token (the form's `csrf` field, or the `X-CSRF-Token` header), or it is
-/// refused with a 403 page and nothing changes. The session is checked before the body is
-/// parsed, so an anonymous request costs nothing to refuse; the form read here is handed on in
-/// the context.
+/// refused with a 403 page and nothing changes. The session, and a token sent as a header, are
+/// checked as soon as the headers arrive, before any of the body is read (``admit(_:)``), so
+/// an anonymous upload costs nothing to refuse; the form read here is handed on in the context.
 struct CSRFCheck: RouterMiddleware {
     static let headerName = HTTPField.Name("X-CSRF-Token")!
 
     let renderer: PageRenderer
+
+    func admit(_ request: Request) -> Response? {
+        guard let session = renderer.sessions.session(request.cookies[SessionMiddleware.cookieName]) else {
+            return refused("Your session has expired (or cookies are off), so this form cannot be accepted.", session: nil)
+        }
+        if let token = request.headers[Self.headerName], !Tokens.constantTimeEqual(token, session.csrfToken) {
+            return refused("The form's security token is missing or wrong, so nothing was changed.", session: session)
+        }
+        return nil
+    }
 
     func handle(_ request: Request, context: DashboardContext,
                 next: @Sendable (Request, DashboardContext) async throws -> Response) async throws -> Response {

@@ -46,7 +46,7 @@ let package = Package(
         ]),
 
         .executableTarget(name: "invoices", dependencies: [
-            "InvoicesApp",
+            "InvoicesApp", "WebServer",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
 

@@ -5,6 +5,8 @@
 #include <string.h>
 #include <sys/types.h>
 #include <sys/socket.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <microhttpd.h>
 
 /*
@@ -85,6 +87,25 @@ static inline void *cmhd_connection_socket_context(struct MHD_Connection *connec
 static inline enum MHD_Result cmhd_connection_set_timeout(struct MHD_Connection *connection,
                                                           unsigned int seconds) {
     return MHD_set_connection_option(connection, MHD_CONNECTION_OPTION_TIMEOUT, seconds);
+}
+
+/**
+ * The peer's address as text (an IPv4 or IPv6 literal) into `buffer`; 0 on success, -1 when
+ * the connection has no address libmicrohttpd can give.
+ */
+static inline int cmhd_connection_client_address(struct MHD_Connection *connection, char *buffer, socklen_t length) {
+    const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+    if (info == NULL || info->client_addr == NULL) return -1;
+    const struct sockaddr *address = info->client_addr;
+    const void *raw;
+    if (address->sa_family == AF_INET) {
+        raw = &((const struct sockaddr_in *)address)->sin_addr;
+    } else if (address->sa_family == AF_INET6) {
+        raw = &((const struct sockaddr_in6 *)address)->sin6_addr;
+    } else {
+        return -1;
+    }
+    return inet_ntop(address->sa_family, raw, buffer, length) == NULL ? -1 : 0;
 }
 
 /* Macros that do not import into Swift. */

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import InvoicesApp
+import WebServer
 
 /// `invoices serve`: opens the database (filling an empty one with demo data) and serves
 /// the dashboard.
@@ -33,6 +34,16 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .long, help: "Require this token to open the live inspector (/contexts).")
     var inspectorToken: String?
 
+    @Option(name: .customLong("allowed-host"),
+            help: ArgumentHelp("Also answer requests for this name (repeatable; .example.com allows every name under it). Loopback names and IP addresses are always answered; any other name gets 421, against DNS rebinding.",
+                               valueName: "NAME"))
+    var allowedHosts: [String] = []
+
+    @Option(name: .customLong("trusted-proxy"),
+            help: ArgumentHelp("The address of a reverse proxy whose X-Forwarded-For, -Proto and -Host headers are believed (repeatable).",
+                               valueName: "ADDRESS"))
+    var trustedProxies: [String] = []
+
     func validate() throws {
         guard (0...65_535).contains(port) else {
             throw ValidationError("--port must be between 0 and 65535 (got \(port)).")
@@ -44,6 +55,12 @@ struct ServeCommand: AsyncParsableCommand {
             throw ValidationError("--persist must be immediate or deferred=SECONDS with SECONDS between 0 and 3600 (got \"\(persist)\"), e.g. --persist deferred=5.")
         }
         guard !db.isEmpty else { throw ValidationError("--db must name a file, e.g. --db invoices.sqlite.") }
+        for name in allowedHosts where name.isEmpty || name.contains(where: { $0 == "/" || $0 == ":" || $0.isWhitespace }) {
+            throw ValidationError("--allowed-host takes a host name without scheme, port or path, e.g. --allowed-host invoices.example.com (got \"\(name)\").")
+        }
+        for address in trustedProxies where !HostPolicy.isAddress(address) {
+            throw ValidationError("--trusted-proxy takes an IP address, e.g. --trusted-proxy 127.0.0.1 (got \"\(address)\").")
+        }
         guard busyTimeout.isFinite, (0...600).contains(busyTimeout) else {
             throw ValidationError("--busy-timeout must be between 0 and 600 seconds (got \(busyTimeout)).")
         }
@@ -53,7 +70,8 @@ struct ServeCommand: AsyncParsableCommand {
         guard let mode = PersistMode(argument: persist) else { throw ExitCode(64) }
         let configuration = ServerConfiguration(
             databaseURL: URL(fileURLWithPath: db), host: host, port: port, persist: mode, busyTimeout: busyTimeout,
-            seedsDemoData: !noDemoData, inspectorToken: inspectorToken)
+            seedsDemoData: !noDemoData, inspectorToken: inspectorToken, allowedHosts: allowedHosts,
+            trustedProxies: trustedProxies)
         do {
             // Unbuffered, so "Serving http://…" shows at once even when stdout is a pipe.
             try await Server.run(configuration) { line in

@@ -13,9 +13,17 @@ public struct ServerConfiguration: Sendable, Hashable {
     public var seedsDemoData: Bool
     /// When set, the live inspector (`/contexts`) needs this token.
     public var inspectorToken: String?
+    /// Names answered besides loopback names and IP literals (`--allowed-host`); a leading dot
+    /// allows a domain and every name under it.
+    public var allowedHosts: [String]
+    /// Reverse proxies whose `X-Forwarded-*` headers are believed (`--trusted-proxy`).
+    public var trustedProxies: [String]
 
     public init(databaseURL: URL, host: String = "127.0.0.1", port: Int = 8080, persist: PersistMode = .immediate,
-                busyTimeout: TimeInterval = 5, seedsDemoData: Bool = true, inspectorToken: String? = nil) {
+                busyTimeout: TimeInterval = 5, seedsDemoData: Bool = true, inspectorToken: String? = nil,
+                allowedHosts: [String] = [], trustedProxies: [String] = []) {
+        self.allowedHosts = allowedHosts
+        self.trustedProxies = trustedProxies
         self.busyTimeout = busyTimeout
         self.databaseURL = databaseURL
         self.host = host

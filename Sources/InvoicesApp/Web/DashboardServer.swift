@@ -21,18 +21,29 @@ public final class DashboardServer: Sendable {
     ///   `StaticFiles.Error` when the resources are missing.
     public convenience init(stack: InvoicesStack, host: String, port: Int, resources: DashboardResources,
                             today: CalendarDay? = nil, inspectorToken: String? = nil,
+                            hostPolicy: HostPolicy = DashboardServer.hostPolicy(),
                             logger: Logger = Logger(label: "invoices")) throws {
         try self.init(stack: stack, host: host, port: port, resources: resources, today: today,
-                      inspectorToken: inspectorToken, logger: logger, editable: Dashboard.editable, timekeeper: .continuous)
+                      inspectorToken: inspectorToken, logger: logger, editable: Dashboard.editable, timekeeper: .continuous,
+                      hostPolicy: hostPolicy)
+    }
+
+    /// Which `Host` names are answered: loopback names and IP literals, plus `allowedHosts`;
+    /// a page on any other name is refused (421), so DNS rebinding cannot reach the dashboard.
+    public static func hostPolicy(allowedHosts: [String] = [], trustedProxies: [String] = []) -> HostPolicy {
+        HostPolicy(allowedNames: allowedHosts, trustedProxies: trustedProxies,
+                   refusalHint: "To serve the dashboard under this name, start it with "
+                    + "invoices serve --allowed-host NAME.")
     }
 
     /// - Parameters:
     ///   - editable: the entities edited in forms.
     ///   - timekeeper: the clock of session expiry and the inspector's delays.
     ///   - sessionLimits: how many sessions and open forms the server holds at most.
+    ///   - hostPolicy: the `Host` names answered and the trusted proxies.
     init(stack: InvoicesStack, host: String, port: Int, resources: DashboardResources, today: CalendarDay?,
          inspectorToken: String?, logger: Logger, editable: [any EditableEntity.Type], timekeeper: Timekeeper,
-         sessionLimits: SessionLimits = SessionLimits()) throws {
+         sessionLimits: SessionLimits = SessionLimits(), hostPolicy: HostPolicy = DashboardServer.hostPolicy()) throws {
         self.stack = stack
         self.logger = logger
         dashboard = try Dashboard(stack: stack, templatesDirectory: resources.templates, idleTimeout: .seconds(30 * 60),
@@ -41,6 +52,7 @@ public final class DashboardServer: Sendable {
         let router = try dashboard.makeRouter(publicDirectory: resources.public)
         var configuration = HTTPServer.Configuration(host: host, port: port)
         configuration.limits.maximumBodySize = Self.maximumBodySize
+        configuration.hostPolicy = hostPolicy
         server = HTTPServer(configuration: configuration, router: router, logger: logger)
         try server.start()
         // Other processes' commits (an `invoices import`) merge into writer and main.

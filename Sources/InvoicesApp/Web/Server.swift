@@ -41,7 +41,10 @@ public enum Server {
         do {
             server = try DashboardServer(stack: stack, host: configuration.host, port: configuration.port,
                                          resources: resources,
-                                         inspectorToken: configuration.inspectorToken)
+                                         inspectorToken: configuration.inspectorToken,
+                                         hostPolicy: DashboardServer.hostPolicy(
+                                            allowedHosts: configuration.allowedHosts,
+                                            trustedProxies: configuration.trustedProxies))
         } catch {
             throw .cannotServe("\(error)")
         }

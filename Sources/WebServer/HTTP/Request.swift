@@ -20,6 +20,12 @@ public struct Request: Sendable {
     public internal(set) var parameters: RouteParameters
     /// A short identifier, also sent back as `X-Request-ID` and written in the log lines.
     public let id: String
+    /// The client's address: the peer's, or behind a trusted proxy the one it forwarded
+    /// (see ``HostPolicy``). Nil for a request made in a test without a server.
+    public internal(set) var clientAddress: String?
+    /// Whether the client reached the server over HTTPS (a trusted proxy said so in
+    /// `X-Forwarded-Proto`): cookies set in the answer should then be `Secure`.
+    public internal(set) var isSecure = false
 
     /// Creates a request, for tests of handlers that do not go through a server.
     public init(method: HTTPRequest.Method, path: String, query: QueryParameters = QueryParameters(),

@@ -22,6 +22,8 @@ extension HTTPServer {
         public var eventStreamKeepAlive: Duration
         /// How handlers with `await` run (see `AsyncHandlerMode`).
         public var asyncHandlers: AsyncHandlerMode
+        /// Which `Host` names are answered (others get 421) and which peers are trusted proxies.
+        public var hostPolicy: HostPolicy
         /// Whether each request gets an access-log line (at `info`: method, path, status, bytes,
         /// duration, request ID). Turn off when a proxy in front already logs requests.
         public var logsRequests: Bool
@@ -32,7 +34,9 @@ extension HTTPServer {
                     securityHeaders: HTTPFields = Configuration.defaultSecurityHeaders,
                     eventStreamKeepAlive: Duration = .seconds(15),
                     logsRequests: Bool = true,
-                    asyncHandlers: AsyncHandlerMode = .suspendConnection) {
+                    asyncHandlers: AsyncHandlerMode = .suspendConnection,
+                    hostPolicy: HostPolicy = HostPolicy()) {
+            self.hostPolicy = hostPolicy
             self.host = host
             self.port = port
             self.threadCount = threadCount

@@ -36,6 +36,9 @@ final class RequestState: @unchecked Sendable {
     var receivedBytes = 0
     var bodyTooLarge = false
     var requestID = ""
+    /// Where the request came from (``HostPolicy/origin(peer:headers:)``).
+    var clientAddress: String?
+    var isSecure = false
     /// Created only for asynchronous handlers, so that the common synchronous path allocates no lock.
     var asyncOutcome: AsyncOutcome?
 

@@ -89,6 +89,9 @@ final class ServerCore: Sendable {
             state.path = Self.rawPath(url)
             return queue(error.response, for: state, on: connection, closing: expectsBody)
         }
+        if let refusal = admitOrigin(state, connection: connection) {
+            return queue(refusal.response, for: state, on: connection, closing: expectsBody)
+        }
         state.match = routes.match(method: state.method, segments: state.segments)
         state.bodyLimit = limits.maximumBodySize
         if case .found(let route, _) = state.match, let limit = route.bodyLimit {
@@ -98,6 +101,8 @@ final class ServerCore: Sendable {
             var head = Request(method: state.method, path: state.path, query: state.query, headers: state.headers,
                                id: state.requestID)
             head.parameters = parameters
+            head.clientAddress = state.clientAddress
+            head.isSecure = state.isSecure
             if let refusal = admit(head) { return queue(refusal, for: state, on: connection, closing: expectsBody) }
         }
         guard expectsBody else { return MHD_Result.YES }
@@ -109,6 +114,28 @@ final class ServerCore: Sendable {
         // Reserve a little only: the announced length is a claim until the bytes arrive.
         state.body.reserveCapacity(min(length, 64 << 10))
         return MHD_Result.YES
+    }
+
+    /// Reads where the request came from; a `Host` the server does not answer for gets 421.
+    private func admitOrigin(_ state: RequestState, connection: OpaquePointer) -> HTTPError? {
+        let policy = configuration.hostPolicy
+        let origin = policy.origin(peer: Self.peerAddress(connection), headers: state.headers)
+        state.clientAddress = origin.clientAddress
+        state.isSecure = origin.isSecure
+        guard let host = origin.host, !policy.allows(host: host) else { return nil }
+        // Shown as sent, but short and without control characters.
+        let shown = "\"" + String(String.UnicodeScalarView(host.unicodeScalars.prefix(100).map {
+            $0.value < 0x20 || $0.value == 0x7F ? "?" : $0
+        })) + "\""
+        return HTTPError(.misdirectedRequest,
+                         "Misdirected request: this server does not answer for the name \(shown)."
+                            + (policy.refusalHint.isEmpty ? "" : " " + policy.refusalHint))
+    }
+
+    private static func peerAddress(_ connection: OpaquePointer) -> String? {
+        var buffer = [CChar](repeating: 0, count: 64)
+        guard cmhd_connection_client_address(connection, &buffer, socklen_t(buffer.count)) == 0 else { return nil }
+        return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
     /// The answer to a request whose path or method has no route.
@@ -192,8 +219,10 @@ final class ServerCore: Sendable {
     // MARK: - Dispatch
 
     private func dispatch(_ state: RequestState, connection: OpaquePointer) -> MHD_Result {
-        let request = Request(method: state.method, path: state.path, query: state.query, headers: state.headers,
+        var request = Request(method: state.method, path: state.path, query: state.query, headers: state.headers,
                               body: state.body, id: state.requestID)
+        request.clientAddress = state.clientAddress
+        request.isSecure = state.isSecure
         state.body = []
         switch state.match {
         case .notFound, .methodNotAllowed:

@@ -8,7 +8,8 @@ import WebServer
 /// Who may open the inspector. It shows other visitors' unsaved values, so when the server
 /// listens on anything but loopback it asks for the token given at start
 /// (`invoices serve --inspector-token TOKEN`), and answers 403 without it; on loopback only
-/// people on this machine can reach it, and no token is needed.
+/// people on this machine can reach it, and no token is needed, unless the request came
+/// through a trusted proxy from another machine (its forwarded client address says so).
 ///
 /// The token may come as `?token=` (the page then sets a cookie, so its links and event
 /// stream work without it), as an `X-Inspector-Token` header, as `Authorization: Bearer`, or
@@ -34,8 +35,14 @@ struct InspectorAccess: Sendable {
     var isLoopback: Bool { Self.isLoopback(host) }
 
     func decide(_ request: Request) -> Decision {
-        if isLoopback { return .allowed(setCookie: false) }
+        let fromThisMachine = request.clientAddress.map(Self.isLoopback) ?? true
+        if isLoopback && fromThisMachine { return .allowed(setCookie: false) }
         guard let token, !token.isEmpty else {
+            if isLoopback {
+                return .refused("The inspector shows unsaved values of every visitor. This request came through a "
+                    + "proxy from \(request.clientAddress ?? "another machine"), so the inspector is closed: start "
+                    + "the server with --inspector-token TOKEN to open it to people who know the token.")
+            }
             return .refused("The inspector shows unsaved values of every visitor. This server listens on \(host), "
                 + "beyond this machine, so the inspector is closed: start it with --inspector-token TOKEN to open it "
                 + "to people who know the token, or listen on 127.0.0.1.")
@@ -60,11 +67,11 @@ struct InspectorAccess: Sendable {
 
     /// The cookie that remembers a token given in the query.
     /// Nil for a token a cookie cannot carry as it is (then the query or header must be used).
-    func cookie() -> Cookie? {
+    func cookie(secure: Bool) -> Cookie? {
         guard let token, !token.isEmpty,
               token.unicodeScalars.allSatisfy({ $0.isASCII && (CharacterSet.alphanumerics.contains($0) || "-._~".unicodeScalars.contains($0)) })
         else { return nil }
-        return Cookie(name: Self.cookieName, value: token, path: "/", httpOnly: true, sameSite: .strict)
+        return Cookie(name: Self.cookieName, value: token, path: "/", secure: secure, httpOnly: true, sameSite: .strict)
     }
 
     static func isLoopback(_ host: String) -> Bool {

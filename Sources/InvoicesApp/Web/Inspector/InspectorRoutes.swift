@@ -113,7 +113,7 @@ struct InspectorGate: RouterMiddleware {
             }
         case .allowed(let setCookie):
             var response = try await next(request, context)
-            if setCookie, let cookie = access.cookie() { response.setCookie(cookie) }
+            if setCookie, let cookie = access.cookie(secure: request.isSecure) { response.setCookie(cookie) }
             return response
         }
     }

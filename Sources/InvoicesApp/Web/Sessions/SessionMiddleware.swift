@@ -26,12 +26,14 @@ struct SessionMiddleware: RouterMiddleware {
             context.sessionIsNew = isNew
         }
         var response = try await next(request, context)
-        if context.sessionIsNew, let session = context.session { response.setCookie(Self.cookie(session.id)) }
+        if context.sessionIsNew, let session = context.session { response.setCookie(Self.cookie(session.id, secure: request.isSecure)) }
         if response.headers[.cacheControl] == nil { response.headers[.cacheControl] = "no-store" }
         return response
     }
 
-    static func cookie(_ sid: String) -> Cookie {
-        Cookie(name: cookieName, value: sid, path: "/", httpOnly: true, sameSite: .lax)
+    /// `secure` when the visitor came over HTTPS through a trusted proxy: the browser then never
+    /// sends the session over plain HTTP.
+    static func cookie(_ sid: String, secure: Bool) -> Cookie {
+        Cookie(name: cookieName, value: sid, path: "/", secure: secure, httpOnly: true, sameSite: .lax)
     }
 }

@@ -23,7 +23,7 @@ public final class DashboardServer: Sendable {
                 today: CalendarDay? = nil, inspectorToken: String? = nil,
                 logger: Logger = Logger(label: "invoices")) throws {
         self.stack = stack
-        self.logger = logger
+        self.logger = logger.escapingControlCharacters()
         dashboard = try Dashboard(stack: stack, templatesDirectory: resources.templates, today: today,
                                   listeningHost: host, inspectorToken: inspectorToken)
         let router = try dashboard.makeRouter(publicDirectory: resources.public)

@@ -5,16 +5,17 @@ import ObjectGraph
 ///
 /// Rules checked at save: an identifier (unique), an amount of at least 0 with no more
 /// decimals than its currency's minor units, an ISO 4217 currency from ``Currency/all``
-/// that has minor units, a due date not before the issue date, and a client.
+/// that has minor units, a due date not before the issue date, and a client. Identifier and
+/// currency are one line; notes may span lines; none holds other control characters.
 ///
 /// Dates are days: midnight UTC of the day (see ``CalendarDay``).
 public final class Invoice: ManagedObject {
     /// The invoice number printed on it ("INV-2025-00042"); unique.
-    @Attribute(.required, .unique, .maxLength(64)) public var identifier: String
+    @Attribute(.required, .unique, .singleLine, .maxLength(64)) public var identifier: String
     @Attribute(.minimum(0)) public var amount: Decimal = 0
     /// An ISO 4217 code, upper case.
-    @Attribute(.required) public var currency: String = "EUR"
-    @Attribute(.maxLength(2000)) public var notes: String?
+    @Attribute(.required, .singleLine) public var currency: String = "EUR"
+    @Attribute(.multiLine, .maxLength(2000)) public var notes: String?
     /// Indexed: the list's status filter counts and reads through it.
     @Attribute(.indexed) public var status: InvoiceStatus = .draft
     /// Indexed: the invoice list's default order (newest first) reads the index backwards

@@ -1,0 +1,34 @@
+import Foundation
+import ObjectGraph
+import Testing
+@testable import InvoicesApp
+
+/// CSV files written to hurt: each bad row is skipped with its line, the others imported.
+@Suite struct HostileImportTests {
+    private let header = "client_name,client_email,client_city,client_country,identifier,amount,currency,status,issue_date,due_date,notes"
+
+    private func csv(_ rows: [String]) -> Data { Data(([header] + rows).joined(separator: "\n").utf8 + [0x0A]) }
+
+    private func identifiers(_ stack: InvoicesStack) async throws -> Set<String> {
+        let context = stack.newImportContext()
+        return try await context.perform { Set(try context.fetch(FetchRequest<Invoice>()).map(\.identifier)) }
+    }
+
+    @Test func controlCharactersSkipTheirRowWithItsLine() async throws {
+        let stack = try makeStack()
+        let report = try await stack.importCSV(csv([
+            "Acme,,,,OK-1,10.00,EUR,sent,2025-03-01,2025-03-31,",                                 // line 2
+            "Acme,,,,IMP-NUL\u{0}TAIL,10.00,EUR,sent,2025-03-01,2025-03-31,",                     // line 3
+            "Evil\u{1B}[2J Corp,,,,OK-2,10.00,EUR,sent,2025-03-01,2025-03-31,",                   // line 4
+            "Acme,,,,OK-3,10.00,EUR,sent,2025-03-01,2025-03-31,\"line one\nline\u{0}two\"",       // lines 5-6
+            "Acme,,,,OK-4,10.00,EUR,sent,2025-03-01,2025-03-31,\"two\r\nlines\"",                 // lines 7-8
+        ]))
+        #expect(report.importedInvoices == 2)
+        let reasons = Dictionary(uniqueKeysWithValues: report.skipped.map { ($0.line, $0.reasons.joined(separator: " ")) })
+        #expect(report.skipped.map(\.line) == [3, 4, 5])
+        #expect(reasons[3] == "Identifier must be one line, without control characters (found U+0000).")
+        #expect(reasons[4] == "Client: Name must be one line, without control characters (found U+001B).")
+        #expect(reasons[5] == "Notes must not contain control characters other than tabs and line breaks (found U+0000).")
+        #expect(try await identifiers(stack) == ["OK-1", "OK-4"])
+    }
+}

@@ -1,5 +1,7 @@
+import CSQLite
 import Foundation
 import ObjectGraph
+import TestSupport
 import Testing
 @testable import InvoicesApp
 
@@ -30,5 +32,39 @@ import Testing
         #expect(reasons[4] == "Client: Name must be one line, without control characters (found U+001B).")
         #expect(reasons[5] == "Notes must not contain control characters other than tabs and line breaks (found U+0000).")
         #expect(try await identifiers(stack) == ["OK-1", "OK-4"])
+    }
+}
+
+/// Reports stay readable whatever the file holds, and say nothing of the database's insides.
+@Suite struct ImportReportWordingTests {
+    private let header = "client_name,identifier,amount,currency,issue_date"
+
+    private func csv(_ rows: [String], header: String? = nil) -> Data {
+        Data(([header ?? self.header] + rows).joined(separator: "\n").utf8 + [0x0A])
+    }
+
+    @Test func aStoreFailureIsReportedInWordsAndLoggedWhole() async throws {
+        let url = TestFiles.database()
+        let (logger, log) = CapturingLogHandler.logger()
+        let stack = try InvoicesStack(storeURL: url, logger: logger)
+        // Another program's trigger refuses every new invoice, with SQL in SQLite's error.
+        try execute("CREATE TRIGGER refuse BEFORE INSERT ON \"Invoice\" BEGIN SELECT RAISE(ABORT, 'no invoices today'); END;",
+                    at: url)
+        let error = await #expect(throws: ImportError.self) {
+            try await stack.importCSV(csv(["Acme,INV-1,1.00,EUR,2025-03-01"]))
+        }
+        #expect(error == .store(reason: "the database does not accept one of the values", importedBefore: 0))
+        #expect(error?.description == "The database refused the import: the database does not accept one of the values. "
+                + "Nothing was imported.")
+        #expect(log.all.contains { $0.hasPrefix("error An import stopped") && $0.contains("no invoices today")
+                                   && $0.contains("INSERT") })
+    }
+
+    /// Runs `sql` on a connection of its own, as another program would.
+    private func execute(_ sql: String, at url: URL) throws {
+        var database: OpaquePointer?
+        defer { sqlite3_close_v2(database) }
+        guard sqlite3_open_v2(url.path, &database, SQLITE_OPEN_READWRITE, nil) == SQLITE_OK,
+              sqlite3_exec(database, sql, nil, nil, nil) == SQLITE_OK else { throw URLError(.cannotWriteToFile) }
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import ObjectGraph
 
 /// One batch of an import, inside one block of the import context: makes the objects of the
@@ -10,6 +11,8 @@ import ObjectGraph
 /// are handled by removing the rows the save names and saving again.
 struct BatchImport {
     let context: ManagedObjectContext
+    /// Where a store failure is logged whole (the report gets it in words).
+    let logger: Logger
     var state: BatchState
     private var outcome: BatchOutcome
 
@@ -32,8 +35,9 @@ struct BatchImport {
         case createdInBatch
     }
 
-    init(context: ManagedObjectContext, state: BatchState) {
+    init(context: ManagedObjectContext, state: BatchState, logger: Logger) {
         self.context = context
+        self.logger = logger
         self.state = state
         self.outcome = BatchOutcome(state: state)
     }
@@ -41,7 +45,7 @@ struct BatchImport {
     mutating func run(_ rows: [InvoiceCSVRow], importedBefore: Int) throws(ImportError) -> BatchOutcome {
         let existing: Set<String>
         do { existing = try existingIdentifiers(rows.map(\.identifier)) } catch {
-            throw .store(reason: "\(error)", importedBefore: importedBefore)
+            throw .store(error, importedBefore: importedBefore, logger: logger)
         }
         for row in rows { add(row, existing: existing) }
         try save(importedBefore: importedBefore)
@@ -180,18 +184,18 @@ struct BatchImport {
                     }
                 }
                 guard !reasonsByLine.isEmpty else {
-                    throw .store(reason: SaveError.validationFailed(failures).description, importedBefore: importedBefore)
+                    throw .store(SaveError.validationFailed(failures), importedBefore: importedBefore, logger: logger)
                 }
                 for (line, reasons) in reasonsByLine { withdraw(line, reasons: reasons) }
             } catch SaveError.uniquenessViolation(let violation) {
                 // Another process inserted the same identifier or email since the batch began.
                 let clashing = clashingLines(entity: violation.entity, properties: violation.properties)
                 guard !clashing.isEmpty else {
-                    throw .store(reason: violation.description, importedBefore: importedBefore)
+                    throw .store(SaveError.uniquenessViolation(violation), importedBefore: importedBefore, logger: logger)
                 }
                 for (line, reason) in clashing { withdraw(line, reasons: [reason]) }
             } catch {
-                throw .store(reason: "\(error)", importedBefore: importedBefore)
+                throw .store(error, importedBefore: importedBefore, logger: logger)
             }
         }
     }

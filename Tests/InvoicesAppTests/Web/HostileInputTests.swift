@@ -1,3 +1,4 @@
+import CSQLite
 import Foundation
 import Testing
 @testable import InvoicesApp
@@ -63,6 +64,24 @@ import Testing
                                                                       ("notes", "first line\r\n\tsecond line"), ("action", "save")])
             #expect(saved.status == 303)
             #expect(try await invoiceIdentifiersOnDisk(app.databaseURL).contains("INV-LINES"))
+        }
+    }
+
+    @Test func aDatabaseErrorIsShownInWordsWithoutItsSQL() async throws {
+        try await withDashboard { app in
+            // Another program's trigger refuses every new client, with SQL in SQLite's error.
+            var database: OpaquePointer?
+            defer { sqlite3_close_v2(database) }
+            #expect(sqlite3_open_v2(app.databaseURL.path, &database, SQLITE_OPEN_READWRITE, nil) == SQLITE_OK)
+            #expect(sqlite3_exec(database, "CREATE TRIGGER refuse BEFORE INSERT ON \"Client\" BEGIN SELECT RAISE(ABORT, 'no'); END;",
+                                 nil, nil, nil) == SQLITE_OK)
+            let visitor = app.visitor()
+            let (path, form) = try await visitor.openForm("/clients/new")
+            let response = try await visitor.post(path, [("csrf", try #require(form.csrf)), ("name", "Gamma"), ("action", "save")])
+            #expect(response.status == 500)
+            #expect(response.text.contains("the database refused it (the database does not accept one of the values)"))
+            #expect(!response.text.contains("INSERT") && !response.text.contains("SQLite"))
+            #expect(!response.text.contains(app.databaseURL.path))
         }
     }
 }

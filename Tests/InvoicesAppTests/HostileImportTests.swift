@@ -43,6 +43,27 @@ import Testing
         Data(([header ?? self.header] + rows).joined(separator: "\n").utf8 + [0x0A])
     }
 
+    @Test func aHugeCellIsShortenedWithItsLength() async throws {
+        // Two megabytes (20 would do the same, only slower in a debug build).
+        let stack = try makeStack()
+        let huge = String(repeating: "x", count: 2 << 20)
+        let report = try await stack.importCSV(csv(["Acme,BIG-1,\(huge),EUR,2025-03-01,", "Acme,OK-1,1.00,EUR,2025-03-01,"],
+                                                    header: header + ",\(huge)"))
+        #expect(report.importedInvoices == 1)
+        let shown = String(repeating: "x", count: 60) + "…"
+        #expect(report.skipped.first?.reasons == [
+            "Amount \"\(shown)\" (2,097,152 characters) is not a number like 1234.50 (a dot for decimals, no thousands separators).",
+        ])
+        #expect(report.ignoredColumns == ["\(shown) (2,097,152 characters)"])
+        #expect(report.lines.joined(separator: "\n").utf8.count < 1_000)
+    }
+
+    @Test func controlCharactersInAnEchoedValueShowAsReplacementCharacters() async throws {
+        let stack = try makeStack()
+        let report = try await stack.importCSV(csv(["Acme,BAD-1,1\u{1B}[2J,EUR,2025-03-01"]))
+        #expect(report.skipped.first?.reasons.first?.hasPrefix("Amount \"1\u{FFFD}[2J\" is not a number") == true)
+    }
+
     @Test func aStoreFailureIsReportedInWordsAndLoggedWhole() async throws {
         let url = TestFiles.database()
         let (logger, log) = CapturingLogHandler.logger()

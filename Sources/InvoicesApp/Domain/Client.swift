@@ -26,7 +26,7 @@ public final class Client: ManagedObject {
         var failures: [ValidationFailure] = []
         if let email, !EmailAddress.isValid(email) {
             failures.append(ValidationFailure(
-                property: "email", message: "Email \"\(email)\" is not a valid address (expected name@example.com)."))
+                property: "email", message: "Email \(EchoedInput.quoted(email)) is not a valid address (expected name@example.com)."))
         }
         return failures
     }

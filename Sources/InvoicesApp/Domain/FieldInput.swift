@@ -32,7 +32,7 @@ public enum FieldInput {
         func failure() -> Result<Decimal, FieldInputError> {
             .failure(FieldInputError(property: property, message: trimmed.isEmpty
                 ? "Amount is required."
-                : "Amount \"\(trimmed)\" is not a number like 1234.50 (a dot for decimals, no thousands separators)."))
+                : "Amount \(EchoedInput.quoted(trimmed)) is not a number like 1234.50 (a dot for decimals, no thousands separators)."))
         }
         var digitsBefore = 0, digitsAfter = 0, seenPoint = false
         for (i, byte) in trimmed.utf8.enumerated() {
@@ -66,7 +66,7 @@ public enum FieldInput {
         if trimmed.isEmpty { return .failure(FieldInputError(property: property, message: "\(label) is required.")) }
         guard let day = CalendarDay(iso: trimmed) else {
             return .failure(FieldInputError(property: property,
-                                            message: "\(label) \"\(trimmed)\" is not a date like 2025-03-14 (year-month-day)."))
+                                            message: "\(label) \(EchoedInput.quoted(trimmed)) is not a date like 2025-03-14 (year-month-day)."))
         }
         return .success(day)
     }
@@ -81,6 +81,6 @@ public enum FieldInput {
                 "Status \"overdue\" is not stored: an invoice is overdue when it is sent and past its due date. Use sent."))
         }
         return .failure(FieldInputError(property: property,
-                                        message: "Status \"\(trimmed)\" is not one of \(allowed)."))
+                                        message: "Status \(EchoedInput.quoted(trimmed)) is not one of \(allowed)."))
     }
 }

@@ -67,7 +67,7 @@ public final class Invoice: ManagedObject {
         } else if !currency.trimmingCharacters(in: .whitespaces).isEmpty {
             failures.append(ValidationFailure(
                 property: "currency",
-                message: "Currency \"\(currency)\" is not an ISO 4217 code; use a code such as EUR, USD or JPY."))
+                message: "Currency \(EchoedInput.quoted(currency)) is not an ISO 4217 code; use a code such as EUR, USD or JPY."))
         }
         if dueDate < issueDate {
             failures.append(ValidationFailure(

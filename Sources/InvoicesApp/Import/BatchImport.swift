@@ -81,10 +81,10 @@ struct BatchImport {
 
     private mutating func add(_ row: InvoiceCSVRow, existing: Set<String>) {
         if existing.contains(row.identifier) {
-            return skip(row.line, "An invoice with identifier \(row.identifier) already exists.")
+            return skip(row.line, "An invoice with identifier \(EchoedInput.plain(row.identifier)) already exists.")
         }
         if let line = state.importedIdentifiers[row.identifier] {
-            return skip(row.line, "Identifier \(row.identifier) is already used on line \(line).")
+            return skip(row.line, "Identifier \(EchoedInput.plain(row.identifier)) is already used on line \(line).")
         }
         let client: Client
         var origin = ClientOrigin.existing
@@ -101,10 +101,10 @@ struct BatchImport {
                 if state.createdClientIDs.contains(id) { origin = .createdEarlier }
             }
         case .ambiguous(let count):
-            return skip(row.line, "Client name \"\(row.client.name ?? "")\" matches \(count) clients; add client_email to choose one.")
+            return skip(row.line, "Client name \(EchoedInput.quoted(row.client.name ?? "")) matches \(count) clients; add client_email to choose one.")
         case .none:
             guard let name = row.client.name else {
-                return skip(row.line, "No client has the email \(row.client.email ?? ""); add client_name to create one.")
+                return skip(row.line, "No client has the email \(EchoedInput.plain(row.client.email ?? "")); add client_name to create one.")
             }
             client = Client(context: context)
             client.name = name
@@ -207,7 +207,7 @@ struct BatchImport {
             let identifiers = accepted.values.map(\.row.identifier)
             let taken = (try? existingIdentifiers(identifiers)) ?? []
             for item in accepted.values where taken.contains(item.row.identifier) {
-                result.append((item.row.line, "An invoice with identifier \(item.row.identifier) already exists."))
+                result.append((item.row.line, "An invoice with identifier \(EchoedInput.plain(item.row.identifier)) already exists."))
             }
         } else if entity == "Client" {
             let emails = accepted.values.filter { $0.origin == .createdInBatch }.compactMap(\.client.email)
@@ -217,7 +217,7 @@ struct BatchImport {
             let taken = Set(((try? context.fetch(request)) ?? []).filter { !$0.isInserted }.compactMap(\.email))
             for item in accepted.values where item.origin == .createdInBatch && item.client.email.map(taken.contains) == true {
                 result.append((item.row.line,
-                               "Another client already has the email \(item.client.email ?? ""); import the row again to attach it to that client."))
+                               "Another client already has the email \(EchoedInput.plain(item.client.email ?? "")); import the row again to attach it to that client."))
             }
         }
         return result

@@ -64,6 +64,20 @@ import Testing
         #expect(report.skipped.first?.reasons.first?.hasPrefix("Amount \"1\u{FFFD}[2J\" is not a number") == true)
     }
 
+    @Test func anAmountPastFifteenIntegerDigitsIsRefusedSoTotalsStayExact() async throws {
+        let stack = try makeStack()
+        let report = try await stack.importCSV(csv(["Acme,BIG-1,1000000000000000,EUR,2025-03-01",
+                                                    "Acme,MAX-1,000999999999999999.99,EUR,2025-03-01",
+                                                    "Acme,MAX-2,999999999999999.99,EUR,2025-03-01"]))
+        #expect(report.importedInvoices == 2)
+        #expect(report.skipped.map(\.description) == [
+            "Line 2: Amount \"1000000000000000\" is too large: at most 15 digits before the decimal point "
+                + "(up to 999,999,999,999,999), so that totals stay exact.",
+        ])
+        let totals = CurrencyTotals(try await stack.invoiceSummaries(InvoiceQuery(), today: today).map(\.amount))
+        #expect(totals["EUR"] == decimal("1999999999999999.98"))
+    }
+
     @Test func aStoreFailureIsReportedInWordsAndLoggedWhole() async throws {
         let url = TestFiles.database()
         let (logger, log) = CapturingLogHandler.logger()

@@ -26,7 +26,8 @@ public enum FieldInput {
 
     /// `"1234.50"` → 1234.5. Digits with an optional point and an optional leading minus
     /// (so a negative amount reaches the model's "at least 0" rule); no grouping separators,
-    /// no exponent, no currency sign.
+    /// no exponent, no currency sign; at most ``Money/maximumIntegerDigits`` digits before
+    /// the point.
     public static func amount(_ text: String, property: String = "amount") -> Result<Decimal, FieldInputError> {
         let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
         func failure() -> Result<Decimal, FieldInputError> {
@@ -34,7 +35,7 @@ public enum FieldInput {
                 ? "Amount is required."
                 : "Amount \(EchoedInput.quoted(trimmed)) is not a number like 1234.50 (a dot for decimals, no thousands separators)."))
         }
-        var digitsBefore = 0, digitsAfter = 0, seenPoint = false
+        var digitsBefore = 0, significantBefore = 0, digitsAfter = 0, seenPoint = false
         for (i, byte) in trimmed.utf8.enumerated() {
             switch byte {
             case UInt8(ascii: "-") where i == 0: continue
@@ -42,13 +43,23 @@ public enum FieldInput {
                 if seenPoint { return failure() }
                 seenPoint = true
             case UInt8(ascii: "0")...UInt8(ascii: "9"):
-                if seenPoint { digitsAfter += 1 } else { digitsBefore += 1 }
+                if seenPoint {
+                    digitsAfter += 1
+                } else {
+                    digitsBefore += 1
+                    if significantBefore > 0 || byte != UInt8(ascii: "0") { significantBefore += 1 }
+                }
             default:
                 return failure()
             }
         }
         guard digitsBefore > 0, !seenPoint || digitsAfter > 0, digitsBefore + digitsAfter <= 34,
               let value = Decimal(string: trimmed, locale: Locale(identifier: "en_US_POSIX")) else { return failure() }
+        guard significantBefore <= Money.maximumIntegerDigits else {
+            return .failure(FieldInputError(property: property, message:
+                "Amount \(EchoedInput.quoted(trimmed)) is too large: at most \(Money.maximumIntegerDigits) digits "
+                + "before the decimal point (up to 999,999,999,999,999), so that totals stay exact."))
+        }
         return .success(value)
     }
 

@@ -12,7 +12,8 @@ import ObjectGraph
 public final class Invoice: ManagedObject {
     /// The invoice number printed on it ("INV-2025-00042"); unique.
     @Attribute(.required, .unique, .singleLine, .maxLength(64)) public var identifier: String
-    @Attribute(.minimum(0)) public var amount: Decimal = 0
+    /// At most 999,999,999,999,999.9999, so totals stay exact (see ``Money/maximumIntegerDigits``).
+    @Attribute(.minimum(0), .maximum(Money.largestAmount)) public var amount: Decimal = 0
     /// An ISO 4217 code, upper case.
     @Attribute(.required, .singleLine) public var currency: String = "EUR"
     @Attribute(.multiLine, .maxLength(2000)) public var notes: String?

@@ -67,6 +67,18 @@ import Testing
         }
     }
 
+    @Test func anAmountPastFifteenIntegerDigitsIsA422() async throws {
+        try await withDashboard { app in
+            let visitor = app.visitor()
+            let (path, fields) = try await newInvoiceForm(visitor)
+            let response = try await visitor.post(path, fields.filter { $0.0 != "amount" }
+                                                  + [("identifier", "INV-BIG"), ("amount", "1234567890123456.00"), ("action", "save")])
+            #expect(response.status == 422)
+            #expect(response.text.contains("is too large: at most 15 digits before the decimal point"))
+            #expect(try await invoiceIdentifiersOnDisk(app.databaseURL) == ["INV-1", "INV-2", "INV-3"])
+        }
+    }
+
     @Test func aDatabaseErrorIsShownInWordsWithoutItsSQL() async throws {
         try await withDashboard { app in
             // Another program's trigger refuses every new client, with SQL in SQLite's error.

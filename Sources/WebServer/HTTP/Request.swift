@@ -46,7 +46,9 @@ public struct Request: Sendable {
     /// The media type of the body without its parameters, lowercased (`multipart/form-data`).
     public var contentType: String? {
         guard let value = headers[.contentType] else { return nil }
-        return value.split(separator: ";", maxSplits: 1).first.map { $0.trimmingSpaces().lowercased() }
+        // Up to the ASCII `;` only: as a String, U+037E (canonically `;`) would end it too.
+        let type = value.utf8.prefix { $0 != UInt8(ascii: ";") }
+        return Substring(type).trimmingSpaces().lowercased()
     }
 
     /// The body as UTF-8 text.

@@ -46,6 +46,12 @@ import WebServer
         #expect(parsed.files.map(\.filename) == ["march.csv"])
     }
 
+    @Test func aSlashFollowedByACombiningMarkStillEndsADirectory() throws {
+        let parsed = try form(disposition: "form-data; name=\"file\"; filename=\"../\u{301}etc/\u{301}passwd\"")
+        #expect(parsed.files.map(\.filename) == ["\u{301}passwd"])
+        #expect(parsed.files.allSatisfy { !$0.filename.utf8.contains(UInt8(ascii: "/")) })
+    }
+
     @Test func parameterNamesAndTheTypeAreCaseInsensitive() throws {
         let parsed = try form(disposition: #"Form-Data; NAME="Note"; FileName="x.txt""#)
         #expect(parsed.files.map(\.fieldName) == ["Note"])

@@ -72,8 +72,11 @@ enum MultipartParser {
             throw HTTPError(.badRequest, "Bad request: a multipart part has no Content-Disposition form-data name.")
         }
         if let filename = disposition["filename"] {
-            // Browsers send a bare name; older ones sent a full client path: keep its last component.
-            let base = filename.split(whereSeparator: { $0 == "/" || $0 == "\\" }).last.map(String.init) ?? ""
+            // Browsers send a bare name; older ones sent a full client path: keep its last
+            // component. Split at scalars: "/" followed by a combining mark is one Character,
+            // not equal to "/", yet a slash to any file system.
+            let base = filename.unicodeScalars.split(whereSeparator: { $0 == "/" || $0 == "\\" }).last
+                .map { String(String.UnicodeScalarView($0)) } ?? ""
             form.files.append(UploadedFile(fieldName: fieldName, filename: base,
                                            contentType: partType ?? "application/octet-stream",
                                            bytes: Array(content)))

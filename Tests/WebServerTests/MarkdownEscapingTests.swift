@@ -38,6 +38,8 @@ import WebServer
         ("    four spaces", "four spaces"),
         ("\t\ttabs", "tabs"),
         ("  \t  - mixed", "- mixed"),
+        ("1.\rone", "1. ⏎ one"),
+        ("2)\nnext", "2) ⏎ next"),
     ])
     func aValueAtTheStartOfALineOpensNoBlock(_ value: String, _ expected: String) {
         #expect(rendered(value, prefix: "- ") == expected)

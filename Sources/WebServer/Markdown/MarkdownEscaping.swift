@@ -39,8 +39,9 @@ extension Markdown {
                 result.unicodeScalars.append(character)
                 continue
             case ".", ")":
-                // `1.` or `1)` opens an ordered list only when a space or the line's end follows.
-                if leadingDigits && (index + 1 == scalars.count || scalars[index + 1] == " " || scalars[index + 1] == "\t") {
+                // `1.` or `1)` opens an ordered list only when a space or the line's end follows
+                // (a line break too: it becomes " ⏎ ", which starts with a space).
+                if leadingDigits && (index + 1 == scalars.count || [" ", "\t", "\r", "\n"].contains(scalars[index + 1])) {
                     result += "\\"
                 }
             default:

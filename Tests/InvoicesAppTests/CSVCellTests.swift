@@ -27,6 +27,14 @@ import Testing
         #expect(CSVCell.encode("Acme, Inc.") == "\"Acme, Inc.\"")
     }
 
+    @Test func aQuoteFollowedByACombiningMarkIsDoubledToo() {
+        // Found through the multipart fuzz target, whose own writer made the same mistake.
+        let name = "x\"\u{301},=cmd|' /C calc'!A0"
+        let cell = CSVCell.encode(name)
+        #expect(cell == "\"x\"\"\u{301},=cmd|' /C calc'!A0\"")
+        #expect(CSVParser.parse(cell + "\n") == [.record(CSVRecord(line: 1, fields: [name]))])
+    }
+
     @Test func aCarriageReturnLineFeedIsQuoted() {
         #expect(CSVCell.encode("two\r\nlines") == "\"two\r\nlines\"")
     }

@@ -17,7 +17,7 @@ public func fuzzCSV(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
         return nil
     }
     let written = records.map { fields in
-        fields.map { "\"" + $0.replacingOccurrences(of: "\"", with: "\"\"") + "\"" }.joined(separator: ",")
+        fields.map(quoted).joined(separator: ",")
     }.joined(separator: "\n")
     let again = CSVParser.parse(written).compactMap { row -> [String]? in
         if case .record(let record) = row { return record.fields }
@@ -25,4 +25,16 @@ public func fuzzCSV(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     }
     require(again == records, "\(records) written back parse as \(again)")
     return 0
+}
+
+/// `"field"` with each quote written twice, scalar by scalar (a quote followed by a combining
+/// mark is one Character, which replacingOccurrences(of: "\"") would leave single).
+private func quoted(_ field: String) -> String {
+    var text = String.UnicodeScalarView(["\""])
+    for scalar in field.unicodeScalars {
+        if scalar == "\"" { text.append("\"") }
+        text.append(scalar)
+    }
+    text.append("\"")
+    return String(text)
 }

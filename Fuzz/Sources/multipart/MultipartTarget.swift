@@ -20,10 +20,22 @@ public func fuzzMultipart(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     }
     if let parameters = try? HeaderParameters(parsing: contentType), !parameters.type.utf8.contains(UInt8(ascii: ";")) {
         let written = parameters.type + parameters.parameters.sorted { $0.key < $1.key }.map { name, value in
-            "; \(name)=\"" + value.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\""
+            "; \(name)=" + quoted(value)
         }.joined()
         let again = try? HeaderParameters(parsing: written)
         require(again == parameters, "\(contentType) written as \(written) reads as \(String(describing: again))")
     }
     return 0
+}
+
+/// `"value"` with `\` and `"` escaped, scalar by scalar (a quote followed by a combining mark is
+/// one Character, which replacingOccurrences(of: "\"") would not escape).
+private func quoted(_ value: String) -> String {
+    var text = String.UnicodeScalarView(["\""])
+    for scalar in value.unicodeScalars {
+        if scalar == "\"" || scalar == "\\" { text.append("\\") }
+        text.append(scalar)
+    }
+    text.append("\"")
+    return String(text)
 }

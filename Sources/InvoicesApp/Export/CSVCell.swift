@@ -17,11 +17,19 @@ enum CSVCell {
         if let first = value.unicodeScalars.first, formulaStarts.contains(first), !isPlainNumber(value) {
             value = "'" + value
         }
-        // Scalars, not Characters: "\r\n" is one Character, equal to neither "\r" nor "\n".
+        // Scalars, not Characters: "\r\n" is one Character, equal to neither "\r" nor "\n", and
+        // a quote followed by a combining mark is one Character that replacingOccurrences(of:
+        // "\"") leaves alone, so that quote would end the cell early.
         guard value.unicodeScalars.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) else {
             return value
         }
-        return "\"" + value.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+        var quoted = String.UnicodeScalarView(["\""])
+        for scalar in value.unicodeScalars {
+            if scalar == "\"" { quoted.append("\"") }
+            quoted.append(scalar)
+        }
+        quoted.append("\"")
+        return String(quoted)
     }
 
     /// Characters a spreadsheet may start a formula (or a command, DDE) with.

@@ -10,6 +10,7 @@ public struct EscapingLogHandler: LogHandler {
     /// The handler that writes the escaped events.
     public var wrapped: any LogHandler
 
+    /// A handler that escapes each event, then hands it to `wrapped`.
     public init(wrapping wrapped: any LogHandler) {
         self.wrapped = wrapped
     }

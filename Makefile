@@ -10,7 +10,7 @@ DEB_PACKAGES := libsqlite3-dev libmicrohttpd-dev libcmark-dev pkg-config
 DEB_BROWSER  := chromium chromium-driver python3-venv
 DEB_BENCH    := wrk
 
-.PHONY: run test test-fast test-tsan bench deps deps-browser deps-bench build clean
+.PHONY: run test test-fast test-tsan bench deps deps-browser deps-bench build clean fuzz fuzz-build fuzz-corpus
 
 # apt-get only runs when a package is missing; never prompts.
 define install_missing
@@ -39,12 +39,14 @@ run: deps
 	$(SWIFT) build --product invoices
 	$$($(SWIFT) build --show-bin-path)/invoices serve --db $(DB) --host $(HOST) --port $(PORT)
 
-# Every test: the whole suite, then the ObjectGraph tests again under the thread sanitizer.
+# Every test: the whole suite, then the ObjectGraph tests again under the thread sanitizer,
+# the browser test, and each fuzz target's corpus once.
 test: deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --disable-xctest --skip-build
 	$(MAKE) test-tsan
 	$(MAKE) test-browser
+	$(MAKE) fuzz-corpus
 
 # The browser test: Debian's chromium and chromedriver, driven by selenium from a virtual
 # environment (.venv-browser/), against `invoices serve`; screenshots in .build/screenshots/.
@@ -85,7 +87,7 @@ bench-objectgraph: deps
 	  && .build/release/objectgraph-bench && .build/release/nesting-bench
 
 clean:
-	rm -rf .build .build-tsan Benchmarks/.build
+	rm -rf .build .build-tsan Benchmarks/.build Fuzz/.build
 
 # Issue 5's benchmarks: commit in another process → visible in the main context (1,000 commits),
 # and batch insert/delete of 100,000 invoices against raw SQLite.
@@ -114,3 +116,43 @@ bench-dashboard: deps-bench
 	$(SWIFT) build -c release --product invoices
 	cd Benchmarks && $(SWIFT) build -c release --product dashboard-bench \
 	  && .build/release/dashboard-bench --invoices "$$(cd .. && $(SWIFT) build -c release --show-bin-path)/invoices" $(BENCH_ARGS)
+
+# Fuzzing (Fuzz/, a package of its own): libFuzzer targets for the parsers that read what comes
+# from the network or a file, built with the fuzzer and address sanitizers. Each target reads
+# the root package's internals through @testable import: debug builds allow it, and
+# FUZZ_CONFIG=release adds -enable-testing (about twice the executions, four times the build).
+FUZZ_TARGETS := percent-decoding query-string cookies multipart request-target event-stream markdown-escape csv
+FUZZ_SECONDS ?= 60
+FUZZ_CONFIG  ?= debug
+FUZZ_BUILD   := $(SWIFT) build --package-path Fuzz -c $(FUZZ_CONFIG) --sanitize=fuzzer --sanitize=address \
+                -Xswiftc -sanitize=fuzzer,address -Xswiftc -enable-testing -Xswiftc -use-ld=lld
+# A crash is reported by libFuzzer with its input; Swift's own backtracer would only slow it down.
+FUZZ_RUN     := SWIFT_BACKTRACE=enable=no
+
+fuzz-build: deps
+	$(FUZZ_BUILD)
+
+# Each target for FUZZ_SECONDS from its seed corpus (Fuzz/Corpus/<target>/, kept small in the
+# repository). What the fuzzer learns goes to Fuzz/.build/corpus/<target>/ and is reused by the
+# next run; a crash or a hang (10 s) stops the run and leaves its input in Fuzz/.build/crashes/.
+fuzz: fuzz-build
+	@bin="$$($(FUZZ_BUILD) --show-bin-path)"; \
+	for t in $(FUZZ_TARGETS); do \
+	  mkdir -p Fuzz/.build/corpus/$$t Fuzz/.build/crashes; \
+	  echo "== $$t, $(FUZZ_SECONDS) s"; \
+	  $(FUZZ_RUN) "$$bin/$$t" -max_total_time=$(FUZZ_SECONDS) -timeout=10 -print_final_stats=1 \
+	    -artifact_prefix=Fuzz/.build/crashes/$$t- Fuzz/.build/corpus/$$t Fuzz/Corpus/$$t \
+	    >Fuzz/.build/fuzz-$$t.log 2>&1; status=$$?; \
+	  grep -E '^#[0-9]+ +DONE|^stat::(number_of_executed_units|average_exec_per_sec)' Fuzz/.build/fuzz-$$t.log; \
+	  [ $$status -eq 0 ] || { tail -n 40 Fuzz/.build/fuzz-$$t.log; echo "$$t failed: its input is in Fuzz/.build/crashes/"; exit 1; }; \
+	done
+
+# Each input of each seed corpus once, without fuzzing: part of `make test`. Fails at the first
+# input that crashes, breaks a property or hangs.
+fuzz-corpus: fuzz-build
+	@bin="$$($(FUZZ_BUILD) --show-bin-path)"; \
+	for t in $(FUZZ_TARGETS); do \
+	  $(FUZZ_RUN) "$$bin/$$t" -timeout=10 Fuzz/Corpus/$$t/* >Fuzz/.build/corpus-$$t.log 2>&1 \
+	    || { cat Fuzz/.build/corpus-$$t.log; echo "Fuzz corpus of $$t: an input failed (above)."; exit 1; }; \
+	  echo "Fuzz corpus of $$t: $$(ls Fuzz/Corpus/$$t | wc -l) inputs, all passed."; \
+	done

@@ -7,6 +7,8 @@ let package = Package(
     products: [
         .library(name: "ObjectGraph", targets: ["ObjectGraph"]),
         .library(name: "WebServer", targets: ["WebServer"]),
+        // For the fuzz targets in Fuzz/, which read its CSV parser.
+        .library(name: "InvoicesApp", targets: ["InvoicesApp"]),
         .executable(name: "invoices", targets: ["invoices"]),
     ],
     dependencies: [
@@ -53,7 +55,8 @@ let package = Package(
         // Small programs the tests run as real child processes.
         // What the test targets share: starting child processes without Foundation's Process.
         .target(name: "CTestSupport", path: "Tests/Support/CTestSupport"),
-        .target(name: "TestSupport", dependencies: ["CTestSupport"], path: "Tests/Support/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["CTestSupport", .product(name: "Logging", package: "swift-log")],
+                path: "Tests/Support/TestSupport"),
         // A SQLite VFS that fails writes on demand: a real I/O error for the save tests.
         .target(name: "CFailingVFS", dependencies: ["CSQLite"], path: "Tests/Support/CFailingVFS"),
         .target(name: "ObjectGraphFixtureModel", dependencies: ["ObjectGraph"],
@@ -63,7 +66,7 @@ let package = Package(
 
         .testTarget(name: "ObjectGraphTests", dependencies: ["ObjectGraph", "ObjectGraphFixtureModel", "TestSupport", "CTestSupport",
                                                              "CSQLite", "CFailingVFS"]),
-        .testTarget(name: "WebServerTests", dependencies: ["WebServer"]),
+        .testTarget(name: "WebServerTests", dependencies: ["WebServer", "TestSupport"]),
         .testTarget(name: "InvoicesAppTests", dependencies: [
             "InvoicesApp", "ObjectGraph", "WebServer", "CSQLite", "TestSupport", "CTestSupport",
             .product(name: "Mustache", package: "swift-mustache"),

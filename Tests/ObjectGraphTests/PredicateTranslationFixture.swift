@@ -349,7 +349,7 @@ final class PredicateTestDatabase {
         case .bool(let v): sqlite3_bind_int64(statement, index, v ? 1 : 0)
         case .int(let v): sqlite3_bind_int64(statement, index, v)
         case .double(let v): sqlite3_bind_double(statement, index, v)
-        case .string(let v): sqlite3_bind_text(statement, index, v, -1, csqlite_transient())
+        case .string(let v): sqlite3_bind_text(statement, index, v, Int32(v.utf8.count), csqlite_transient())
         case .date(let v): sqlite3_bind_double(statement, index, v.timeIntervalSince1970)
         case .decimal(let v): sqlite3_bind_text(statement, index, StoredValue.decimalText(v), -1, csqlite_transient())
         case .uuid(let v): sqlite3_bind_text(statement, index, v.uuidString, -1, csqlite_transient())

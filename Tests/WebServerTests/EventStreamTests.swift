@@ -3,7 +3,7 @@ import Testing
 import WebServer
 
 @Suite struct EventStreamTests {
-    static let request = "GET /events HTTP/1.1\r\nHost: x\r\nAccept: text/event-stream\r\n\r\n"
+    static let request = "GET /events HTTP/1.1\r\nHost: localhost\r\nAccept: text/event-stream\r\n\r\n"
 
     @Test func publishedEventReachesAConnectedClient() async throws {
         let channel = EventChannel()

@@ -15,7 +15,7 @@ import WebServer
         }) { server in
             // given a client announcing 2 MB
             let raw = try server.rawConnection()
-            raw.send("POST /upload HTTP/1.1\r\nHost: x\r\nContent-Length: 2000000\r\n\r\n")
+            raw.send("POST /upload HTTP/1.1\r\nHost: localhost\r\nContent-Length: 2000000\r\n\r\n")
             // then the answer comes without any of the body having been sent
             let reply = await raw.receive(until: "\r\n\r\n")
             #expect(reply.hasPrefix("HTTP/1.1 413"))
@@ -28,7 +28,7 @@ import WebServer
             router.post("/upload") { request in .text("\(request.body.count)") }
         }) { server in
             let raw = try server.rawConnection()
-            raw.send("POST /upload HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n")
+            raw.send("POST /upload HTTP/1.1\r\nHost: localhost\r\nTransfer-Encoding: chunked\r\n\r\n")
             let chunk = String(repeating: "a", count: 1000)
             for _ in 0..<3 { raw.send("3e8\r\n\(chunk)\r\n") }
             raw.send("0\r\n\r\n")
@@ -43,7 +43,7 @@ import WebServer
             router.post("/upload") { request in .text("got \(request.body.count)") }
         }) { server in
             let raw = try server.rawConnection()
-            raw.send("POST /upload HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n")
+            raw.send("POST /upload HTTP/1.1\r\nHost: localhost\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n")
             raw.send("5\r\nhello\r\n6\r\n world\r\n0\r\n\r\n")
             let reply = await raw.receive()
             #expect(reply.hasPrefix("HTTP/1.1 200"))
@@ -57,11 +57,11 @@ import WebServer
         }) { server in
             // given headers of 12 KB, within 16 KB of connection memory: served
             let fits = try server.rawConnection()
-            fits.send("GET / HTTP/1.1\r\nHost: x\r\nX-Big: \(String(repeating: "x", count: 12 * 1024))\r\n\r\n")
+            fits.send("GET / HTTP/1.1\r\nHost: localhost\r\nX-Big: \(String(repeating: "x", count: 12 * 1024))\r\n\r\n")
             #expect(await fits.receive(until: "home").hasPrefix("HTTP/1.1 200"))
             // when they are 20 KB
             let raw = try server.rawConnection()
-            raw.send("GET / HTTP/1.1\r\nHost: x\r\nX-Big: \(String(repeating: "x", count: 20 * 1024))\r\n\r\n")
+            raw.send("GET / HTTP/1.1\r\nHost: localhost\r\nX-Big: \(String(repeating: "x", count: 20 * 1024))\r\n\r\n")
             let reply = await raw.receive(until: "\r\n\r\n")
             // then libmicrohttpd answers 431 itself
             #expect(reply.hasPrefix("HTTP/1.1 431"))
@@ -76,12 +76,12 @@ import WebServer
             let first = try server.rawConnection()
             let second = try server.rawConnection()
             for connection in [first, second] {
-                connection.send("GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+                connection.send("GET / HTTP/1.1\r\nHost: localhost\r\n\r\n")
                 #expect(await connection.receive(until: "home").hasPrefix("HTTP/1.1 200"))
             }
             // when a third one asks
             let third = try server.rawConnection()
-            third.send("GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+            third.send("GET / HTTP/1.1\r\nHost: localhost\r\n\r\n")
             let reply = await third.receive()
             // then it is told to come back, and the connection is closed
             #expect(reply.hasPrefix("HTTP/1.1 503"))
@@ -109,7 +109,7 @@ import WebServer
         }) { server in
             // given a client that sends half a request and then nothing
             let raw = try server.rawConnection()
-            raw.send("GET / HTTP/1.1\r\nHost: x\r\nX-Trickle: ")
+            raw.send("GET / HTTP/1.1\r\nHost: localhost\r\nX-Trickle: ")
             // then the server closes the connection without an answer. The bound is loose on
             // purpose: on a loaded 2-core CI machine the test's own tasks can wait seconds for
             // a thread; a server without the timeout never closes at all.

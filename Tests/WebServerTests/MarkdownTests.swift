@@ -34,6 +34,31 @@ import WebServer
         #expect(html.contains("<h2 id=\"totals-per-currency-1\">Totals per currency</h2>"))
     }
 
+    @Test func anAnchorAHeadingAlreadyTookIsSkipped() {
+        let html = Markdown().html(from: "# A 1\n\n## A\n\n## A\n\n## A\n\n#\n\n# ***\n")
+        let ids = html.matches(of: /id="([^"]*)"/).map { String($0.1) }
+        #expect(ids == ["a-1", "a", "a-2", "a-3", "section", "section-1"])
+    }
+
+    @Test func fiveThousandHeadingsRenderQuicklyWithUniqueAnchors() {
+        let count = 5_000
+        let document = String(repeating: "## Totals\n\nSome *text*.\n\n", count: count)
+        var html = ""
+        let elapsed = ContinuousClock().measure { html = Markdown().html(from: document) }
+        // Linear work takes well under a second; the old tidying, quadratic, took about 50 s here.
+        #expect(elapsed < .seconds(10))
+        let ids = html.matches(of: /<h2 id="([^"]*)">Totals<\/h2>/).map { String($0.1) }
+        #expect(ids.count == count)
+        #expect(Set(ids).count == count)
+        #expect(Array(ids.prefix(3)) == ["totals", "totals-1", "totals-2"])
+        #expect(ids.last == "totals-\(count - 1)")
+    }
+
+    @Test func aNULInTheTextDoesNotEndTheDocument() {
+        let html = Markdown().html(from: "# One\u{0}two\n\nafter")
+        #expect(html == "<h1 id=\"one-two\">One\u{FFFD}two</h1>\n<p>after</p>\n")
+    }
+
     @Test func markdownPageIsServedAsHTML() async throws {
         let markdown = Markdown()
         try await withServer({ router in

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 import WebServer
 
@@ -72,13 +73,13 @@ import WebServer
                 Array("GET / HTTP/9.9\r\n\r\n".utf8),
                 Array("GET /\r\n\r\n".utf8),
                 Array((String(repeating: "A", count: 10000) + " / HTTP/1.1\r\n\r\n").utf8),
-                Array("GET / HTTP/1.1\r\nHost: x\r\nContent-Length: -5\r\n\r\n".utf8),
-                Array("GET / HTTP/1.1\r\nHost: x\r\nContent-Length: 99999999999999999999999\r\n\r\n".utf8),
-                Array("POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\nZZZ\r\nxx\r\n".utf8),
-                Array("GET http://evil.example/ HTTP/1.1\r\nHost: x\r\n\r\n".utf8),
+                Array("GET / HTTP/1.1\r\nHost: localhost\r\nContent-Length: -5\r\n\r\n".utf8),
+                Array("GET / HTTP/1.1\r\nHost: localhost\r\nContent-Length: 99999999999999999999999\r\n\r\n".utf8),
+                Array("POST / HTTP/1.1\r\nHost: localhost\r\nTransfer-Encoding: chunked\r\n\r\nZZZ\r\nxx\r\n".utf8),
+                Array("GET http://evil.example/ HTTP/1.1\r\nHost: localhost\r\n\r\n".utf8),
                 Array("GET / HTTP/1.1\r\nBad Header Without Colon\r\n\r\n".utf8),
-                Array("GET /%ZZ%?%=%&&=&%E2%82 HTTP/1.1\r\nHost: x\r\n\r\n".utf8),
-                Array("GET /a%00b HTTP/1.1\r\nHost: x\r\nCookie: ;;=;a=\"\r\n\r\n".utf8),
+                Array("GET /%ZZ%?%=%&&=&%E2%82 HTTP/1.1\r\nHost: localhost\r\n\r\n".utf8),
+                Array("GET /a%00b HTTP/1.1\r\nHost: localhost\r\nCookie: ;;=;a=\"\r\n\r\n".utf8),
             ]
             for bytes in garbage {
                 let raw = try server.rawConnection()

@@ -73,7 +73,7 @@ import WebServer
             forms.post("/upload", bodyLimit: 1 << 20) { request, _ in .text("\(request.body.count)") }
         }) { server in
             let small = try server.rawConnection()
-            small.send("POST /forms/small HTTP/1.1\r\nHost: x\r\nContent-Length: 5000\r\n\r\n")
+            small.send("POST /forms/small HTTP/1.1\r\nHost: localhost\r\nContent-Length: 5000\r\n\r\n")
             let reply = await small.receive(until: "bytes.")
             #expect(reply.hasPrefix("HTTP/1.1 413"))
             #expect(reply.contains("exceeds the limit of 1024 bytes"))
@@ -102,7 +102,7 @@ import WebServer
         }) { server in
             // thirty megabytes announced without the key: refused before a byte of the body is sent
             let raw = try server.rawConnection()
-            _ = raw.send("POST /upload HTTP/1.1\r\nHost: x\r\nContent-Length: 31457280\r\n\r\n")
+            _ = raw.send("POST /upload HTTP/1.1\r\nHost: localhost\r\nContent-Length: 31457280\r\n\r\n")
             let reply = await raw.receive(until: "no key")
             #expect(reply.hasPrefix("HTTP/1.1 403"), "\(reply)")
             #expect(reply.contains("Connection: close"))
@@ -121,7 +121,7 @@ import WebServer
             // Thirty megabytes announced to an unknown path, and to a known path with the wrong method.
             for (line, status) in [("POST /unknown", "404"), ("PUT /known", "405")] {
                 let raw = try server.rawConnection()
-                raw.send("\(line) HTTP/1.1\r\nHost: x\r\nContent-Length: 31457280\r\n\r\n")
+                raw.send("\(line) HTTP/1.1\r\nHost: localhost\r\nContent-Length: 31457280\r\n\r\n")
                 let reply = await raw.receive(until: "\r\n\r\n")
                 #expect(reply.hasPrefix("HTTP/1.1 \(status)"), "\(line): \(reply)")
                 #expect(reply.contains("Connection: close"))

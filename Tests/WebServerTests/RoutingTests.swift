@@ -91,7 +91,7 @@ import WebServer
             router.get("/page") { _ in .html("<p>twelve bytes</p>") }
         }) { server in
             let raw = try server.rawConnection()
-            raw.send("HEAD /page HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+            raw.send("HEAD /page HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n")
             let reply = await raw.receive()
             #expect(reply.hasPrefix("HTTP/1.1 200"))
             #expect(reply.contains("Content-Length: 19"))

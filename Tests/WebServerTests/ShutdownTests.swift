@@ -84,7 +84,7 @@ import WebServer
             }
         }) { server in
             let raw = try server.rawConnection()
-            raw.send("GET /busy HTTP/1.1\r\nHost: x\r\n\r\n")
+            raw.send("GET /busy HTTP/1.1\r\nHost: localhost\r\n\r\n")
             await held.waitUntilEntered()
             let shutdown = Task { await server.server.shutdown() }
             #expect(await Self.connectionIsRefused(server))
@@ -109,7 +109,7 @@ import WebServer
         let server = HTTPServer(configuration: configuration, router: router)
         try server.start()
         let raw = try RawConnection(port: server.port)
-        raw.send("GET /forever HTTP/1.1\r\nHost: x\r\n\r\n")
+        raw.send("GET /forever HTTP/1.1\r\nHost: localhost\r\n\r\n")
         var started = entered.stream.makeAsyncIterator()
         _ = await started.next()
         await server.shutdown(timeout: .milliseconds(300))

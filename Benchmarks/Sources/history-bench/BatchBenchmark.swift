@@ -97,10 +97,12 @@ enum BatchBenchmark {
         for n in 1...count {
             sqlite3_reset(statement)
             sqlite3_bind_int64(statement, 1, Int64(n))
-            sqlite3_bind_text(statement, 2, "INV-\(n)", -1, transient)
+            // Lengths in bytes, as the store binds text: -1 would stop at a NUL.
+            let identifier = "INV-\(n)", currency = "EUR", status = n.isMultiple(of: 3) ? "sent" : "draft"
+            sqlite3_bind_text(statement, 2, identifier, Int32(identifier.utf8.count), transient)
             sqlite3_bind_double(statement, 3, Double(n % 10_000) / 100)
-            sqlite3_bind_text(statement, 4, "EUR", -1, transient)
-            sqlite3_bind_text(statement, 5, n.isMultiple(of: 3) ? "sent" : "draft", -1, transient)
+            sqlite3_bind_text(statement, 4, currency, Int32(currency.utf8.count), transient)
+            sqlite3_bind_text(statement, 5, status, Int32(status.utf8.count), transient)
             sqlite3_bind_double(statement, 6, 1_700_000_000 + Double(n) * 60)
             sqlite3_bind_null(statement, 7)
             sqlite3_bind_int64(statement, 8, 1)

@@ -58,7 +58,7 @@ func rawUpdate(path: String, count: Int, note: String) throws -> Duration {
     return clock.measure {
         sqlite3_exec(db, "BEGIN", nil, nil, nil)
         for pk in 1...count {
-            sqlite3_bind_text(statement, 1, note, -1, csqlitebench_transient())
+            sqlite3_bind_text(statement, 1, note, Int32(note.utf8.count), csqlitebench_transient())
             sqlite3_bind_int64(statement, 2, Int64(pk))
             sqlite3_step(statement)
             sqlite3_reset(statement)

@@ -57,7 +57,7 @@ final class SQLiteConnection {
     func scalarInt(_ sql: String, _ text: String? = nil) throws -> Int {
         let statement = try prepare(sql)
         defer { sqlite3_finalize(statement) }
-        if let text { sqlite3_bind_text(statement, 1, text, -1, csqlitebench_transient()) }
+        if let text { bindText(statement, 1, text) }
         guard sqlite3_step(statement) == SQLITE_ROW else { throw error(sqlite3_errcode(handle)) }
         return Int(sqlite3_column_int64(statement, 0))
     }

@@ -4,20 +4,21 @@ import ObjectGraph
 /// A customer that invoices are sent to.
 ///
 /// Rules checked at save: a name is required; the email is optional but, when present, a
-/// valid address used by no other client. Deleting a client deletes its invoices.
+/// valid address used by no other client; every text is one line, without control
+/// characters. Deleting a client deletes its invoices.
 public final class Client: ManagedObject {
     /// The name invoices are addressed to (a company or a person). Indexed: the client list
     /// is sorted by it by default, and a page of 50 then reads 50 rows instead of sorting all.
-    @Attribute(.required, .maxLength(200), .indexed) public var name: String
+    @Attribute(.required, .singleLine, .maxLength(200), .indexed) public var name: String
     /// Lower case (see ``EmailAddress/normalized(_:)``); unique among clients.
-    @Attribute(.unique, .maxLength(254)) public var email: String?
+    @Attribute(.unique, .singleLine, .maxLength(254)) public var email: String?
     /// The client's number in the user's own books ("C-0042").
-    @Attribute(.maxLength(40)) public var number: String?
-    @Attribute(.maxLength(200)) public var street: String?
-    @Attribute(.maxLength(20)) public var zip: String?
-    @Attribute(.maxLength(100)) public var city: String?
+    @Attribute(.singleLine, .maxLength(40)) public var number: String?
+    @Attribute(.singleLine, .maxLength(200)) public var street: String?
+    @Attribute(.singleLine, .maxLength(20)) public var zip: String?
+    @Attribute(.singleLine, .maxLength(100)) public var city: String?
     /// The country's name, as people write it ("Switzerland").
-    @Attribute(.maxLength(100)) public var country: String?
+    @Attribute(.singleLine, .maxLength(100)) public var country: String?
     @Attribute public var createdAt: Date = Date()
     @Relationship(inverse: \Invoice.client, deleteRule: .cascade) public var invoices: Set<Invoice>
 
@@ -25,7 +26,7 @@ public final class Client: ManagedObject {
         var failures: [ValidationFailure] = []
         if let email, !EmailAddress.isValid(email) {
             failures.append(ValidationFailure(
-                property: "email", message: "Email \"\(email)\" is not a valid address (expected name@example.com)."))
+                property: "email", message: "Email \(EchoedInput.quoted(email)) is not a valid address (expected name@example.com)."))
         }
         return failures
     }

@@ -26,15 +26,16 @@ public enum FieldInput {
 
     /// `"1234.50"` → 1234.5. Digits with an optional point and an optional leading minus
     /// (so a negative amount reaches the model's "at least 0" rule); no grouping separators,
-    /// no exponent, no currency sign.
+    /// no exponent, no currency sign; at most ``Money/maximumIntegerDigits`` digits before
+    /// the point.
     public static func amount(_ text: String, property: String = "amount") -> Result<Decimal, FieldInputError> {
         let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
         func failure() -> Result<Decimal, FieldInputError> {
             .failure(FieldInputError(property: property, message: trimmed.isEmpty
                 ? "Amount is required."
-                : "Amount \"\(trimmed)\" is not a number like 1234.50 (a dot for decimals, no thousands separators)."))
+                : "Amount \(EchoedInput.quoted(trimmed)) is not a number like 1234.50 (a dot for decimals, no thousands separators)."))
         }
-        var digitsBefore = 0, digitsAfter = 0, seenPoint = false
+        var digitsBefore = 0, significantBefore = 0, digitsAfter = 0, seenPoint = false
         for (i, byte) in trimmed.utf8.enumerated() {
             switch byte {
             case UInt8(ascii: "-") where i == 0: continue
@@ -42,13 +43,23 @@ public enum FieldInput {
                 if seenPoint { return failure() }
                 seenPoint = true
             case UInt8(ascii: "0")...UInt8(ascii: "9"):
-                if seenPoint { digitsAfter += 1 } else { digitsBefore += 1 }
+                if seenPoint {
+                    digitsAfter += 1
+                } else {
+                    digitsBefore += 1
+                    if significantBefore > 0 || byte != UInt8(ascii: "0") { significantBefore += 1 }
+                }
             default:
                 return failure()
             }
         }
         guard digitsBefore > 0, !seenPoint || digitsAfter > 0, digitsBefore + digitsAfter <= 34,
               let value = Decimal(string: trimmed, locale: Locale(identifier: "en_US_POSIX")) else { return failure() }
+        guard significantBefore <= Money.maximumIntegerDigits else {
+            return .failure(FieldInputError(property: property, message:
+                "Amount \(EchoedInput.quoted(trimmed)) is too large: at most \(Money.maximumIntegerDigits) digits "
+                + "before the decimal point (up to 999,999,999,999,999), so that totals stay exact."))
+        }
         return .success(value)
     }
 
@@ -66,7 +77,7 @@ public enum FieldInput {
         if trimmed.isEmpty { return .failure(FieldInputError(property: property, message: "\(label) is required.")) }
         guard let day = CalendarDay(iso: trimmed) else {
             return .failure(FieldInputError(property: property,
-                                            message: "\(label) \"\(trimmed)\" is not a date like 2025-03-14 (year-month-day)."))
+                                            message: "\(label) \(EchoedInput.quoted(trimmed)) is not a date like 2025-03-14 (year-month-day)."))
         }
         return .success(day)
     }
@@ -81,6 +92,6 @@ public enum FieldInput {
                 "Status \"overdue\" is not stored: an invoice is overdue when it is sent and past its due date. Use sent."))
         }
         return .failure(FieldInputError(property: property,
-                                        message: "Status \"\(trimmed)\" is not one of \(allowed)."))
+                                        message: "Status \(EchoedInput.quoted(trimmed)) is not one of \(allowed)."))
     }
 }

@@ -5,16 +5,18 @@ import ObjectGraph
 ///
 /// Rules checked at save: an identifier (unique), an amount of at least 0 with no more
 /// decimals than its currency's minor units, an ISO 4217 currency from ``Currency/all``
-/// that has minor units, a due date not before the issue date, and a client.
+/// that has minor units, a due date not before the issue date, and a client. Identifier and
+/// currency are one line; notes may span lines; none holds other control characters.
 ///
 /// Dates are days: midnight UTC of the day (see ``CalendarDay``).
 public final class Invoice: ManagedObject {
     /// The invoice number printed on it ("INV-2025-00042"); unique.
-    @Attribute(.required, .unique, .maxLength(64)) public var identifier: String
-    @Attribute(.minimum(0)) public var amount: Decimal = 0
+    @Attribute(.required, .unique, .singleLine, .maxLength(64)) public var identifier: String
+    /// At most 999,999,999,999,999.9999, so totals stay exact (see ``Money/maximumIntegerDigits``).
+    @Attribute(.minimum(0), .maximum(Money.largestAmount)) public var amount: Decimal = 0
     /// An ISO 4217 code, upper case.
-    @Attribute(.required) public var currency: String = "EUR"
-    @Attribute(.maxLength(2000)) public var notes: String?
+    @Attribute(.required, .singleLine) public var currency: String = "EUR"
+    @Attribute(.multiLine, .maxLength(2000)) public var notes: String?
     /// Indexed: the list's status filter counts and reads through it.
     @Attribute(.indexed) public var status: InvoiceStatus = .draft
     /// Indexed: the invoice list's default order (newest first) reads the index backwards
@@ -66,7 +68,7 @@ public final class Invoice: ManagedObject {
         } else if !currency.trimmingCharacters(in: .whitespaces).isEmpty {
             failures.append(ValidationFailure(
                 property: "currency",
-                message: "Currency \"\(currency)\" is not an ISO 4217 code; use a code such as EUR, USD or JPY."))
+                message: "Currency \(EchoedInput.quoted(currency)) is not an ISO 4217 code; use a code such as EUR, USD or JPY."))
         }
         if dueDate < issueDate {
             failures.append(ValidationFailure(

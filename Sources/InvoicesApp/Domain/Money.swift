@@ -8,6 +8,18 @@ public struct Money: Sendable, Hashable, Codable, CustomStringConvertible {
     /// The ISO 4217 code.
     public let currency: String
 
+    /// The most digits an amount has before its decimal point (below one quadrillion).
+    ///
+    /// `Decimal` holds 38 significant digits and rounds silently past them. With at most 15
+    /// integer digits and at most 4 decimals (the most any ISO 4217 currency has), an amount
+    /// has 19 significant digits, so a total of up to 10^19 amounts in one currency
+    /// (``CurrencyTotals``) is still exact.
+    public static let maximumIntegerDigits = 15
+
+    /// The largest amount: 15 nines, a point, and 4 nines.
+    public static let largestAmount = Decimal(sign: .plus, exponent: maximumIntegerDigits, significand: 1)
+        - Decimal(sign: .plus, exponent: -4, significand: 1)
+
     public init(amount: Decimal, currency: String) {
         self.amount = amount
         self.currency = currency

@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import ObjectGraph
 
 /// One batch of an import, inside one block of the import context: makes the objects of the
@@ -10,6 +11,8 @@ import ObjectGraph
 /// are handled by removing the rows the save names and saving again.
 struct BatchImport {
     let context: ManagedObjectContext
+    /// Where a store failure is logged whole (the report gets it in words).
+    let logger: Logger
     var state: BatchState
     private var outcome: BatchOutcome
 
@@ -32,8 +35,9 @@ struct BatchImport {
         case createdInBatch
     }
 
-    init(context: ManagedObjectContext, state: BatchState) {
+    init(context: ManagedObjectContext, state: BatchState, logger: Logger) {
         self.context = context
+        self.logger = logger
         self.state = state
         self.outcome = BatchOutcome(state: state)
     }
@@ -41,7 +45,7 @@ struct BatchImport {
     mutating func run(_ rows: [InvoiceCSVRow], importedBefore: Int) throws(ImportError) -> BatchOutcome {
         let existing: Set<String>
         do { existing = try existingIdentifiers(rows.map(\.identifier)) } catch {
-            throw .store(reason: "\(error)", importedBefore: importedBefore)
+            throw .store(error, importedBefore: importedBefore, logger: logger)
         }
         for row in rows { add(row, existing: existing) }
         try save(importedBefore: importedBefore)
@@ -77,10 +81,10 @@ struct BatchImport {
 
     private mutating func add(_ row: InvoiceCSVRow, existing: Set<String>) {
         if existing.contains(row.identifier) {
-            return skip(row.line, "An invoice with identifier \(row.identifier) already exists.")
+            return skip(row.line, "An invoice with identifier \(EchoedInput.plain(row.identifier)) already exists.")
         }
         if let line = state.importedIdentifiers[row.identifier] {
-            return skip(row.line, "Identifier \(row.identifier) is already used on line \(line).")
+            return skip(row.line, "Identifier \(EchoedInput.plain(row.identifier)) is already used on line \(line).")
         }
         let client: Client
         var origin = ClientOrigin.existing
@@ -97,10 +101,10 @@ struct BatchImport {
                 if state.createdClientIDs.contains(id) { origin = .createdEarlier }
             }
         case .ambiguous(let count):
-            return skip(row.line, "Client name \"\(row.client.name ?? "")\" matches \(count) clients; add client_email to choose one.")
+            return skip(row.line, "Client name \(EchoedInput.quoted(row.client.name ?? "")) matches \(count) clients; add client_email to choose one.")
         case .none:
             guard let name = row.client.name else {
-                return skip(row.line, "No client has the email \(row.client.email ?? ""); add client_name to create one.")
+                return skip(row.line, "No client has the email \(EchoedInput.plain(row.client.email ?? "")); add client_name to create one.")
             }
             client = Client(context: context)
             client.assign(name: name, details: row.client.details)
@@ -168,18 +172,18 @@ struct BatchImport {
                     }
                 }
                 guard !reasonsByLine.isEmpty else {
-                    throw .store(reason: SaveError.validationFailed(failures).description, importedBefore: importedBefore)
+                    throw .store(SaveError.validationFailed(failures), importedBefore: importedBefore, logger: logger)
                 }
                 for (line, reasons) in reasonsByLine { withdraw(line, reasons: reasons) }
             } catch SaveError.uniquenessViolation(let violation) {
                 // Another process inserted the same identifier or email since the batch began.
                 let clashing = clashingLines(entity: violation.entity, properties: violation.properties)
                 guard !clashing.isEmpty else {
-                    throw .store(reason: violation.description, importedBefore: importedBefore)
+                    throw .store(SaveError.uniquenessViolation(violation), importedBefore: importedBefore, logger: logger)
                 }
                 for (line, reason) in clashing { withdraw(line, reasons: [reason]) }
             } catch {
-                throw .store(reason: "\(error)", importedBefore: importedBefore)
+                throw .store(error, importedBefore: importedBefore, logger: logger)
             }
         }
     }
@@ -191,7 +195,7 @@ struct BatchImport {
             let identifiers = accepted.values.map(\.row.identifier)
             let taken = (try? existingIdentifiers(identifiers)) ?? []
             for item in accepted.values where taken.contains(item.row.identifier) {
-                result.append((item.row.line, "An invoice with identifier \(item.row.identifier) already exists."))
+                result.append((item.row.line, "An invoice with identifier \(EchoedInput.plain(item.row.identifier)) already exists."))
             }
         } else if entity == "Client" {
             let emails = accepted.values.filter { $0.origin == .createdInBatch }.compactMap(\.client.email)
@@ -201,7 +205,7 @@ struct BatchImport {
             let taken = Set(((try? context.fetch(request)) ?? []).filter { !$0.isInserted }.compactMap(\.email))
             for item in accepted.values where item.origin == .createdInBatch && item.client.email.map(taken.contains) == true {
                 result.append((item.row.line,
-                               "Another client already has the email \(item.client.email ?? ""); import the row again to attach it to that client."))
+                               "Another client already has the email \(EchoedInput.plain(item.client.email ?? "")); import the row again to attach it to that client."))
             }
         }
         return result

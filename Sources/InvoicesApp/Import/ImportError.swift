@@ -1,3 +1,5 @@
+import Logging
+
 /// Why a whole import failed (nothing was imported, or only the batches saved before the
 /// failure). Problems with single rows are not errors: they are in ``ImportReport/skipped``.
 public enum ImportError: Error, Sendable, Hashable, CustomStringConvertible {
@@ -13,7 +15,8 @@ public enum ImportError: Error, Sendable, Hashable, CustomStringConvertible {
     case missingColumns([String], found: [String])
     /// A column is named twice in the header.
     case duplicateColumn(String)
-    /// The store refused a save for a reason no row explains (disk full, locked, ...).
+    /// The store refused a save for a reason no row explains (disk full, locked, ...), in
+    /// words for people (``StoreFailureReason``; the error itself is logged).
     /// `importedBefore` invoices of earlier batches were saved.
     case store(reason: String, importedBefore: Int)
 
@@ -34,8 +37,17 @@ public enum ImportError: Error, Sendable, Hashable, CustomStringConvertible {
         case .duplicateColumn(let name):
             return "The header names the column \(name) twice; keep one."
         case .store(let reason, let importedBefore):
-            return "The database refused the import: \(reason)"
+            return "The database refused the import: \(reason)."
                 + (importedBefore > 0 ? " \(importedBefore) invoices of earlier batches were imported." : " Nothing was imported.")
         }
+    }
+}
+
+extension ImportError {
+    /// `.store` for an error the store threw: the reason in words for whoever imports, the
+    /// error itself (which may hold SQL and paths) in the log for whoever runs the server.
+    static func store(_ error: any Error, importedBefore: Int, logger: Logger) -> ImportError {
+        logger.error("An import stopped after \(importedBefore) invoices: the database refused it: \(error)")
+        return .store(reason: StoreFailureReason.describe(error), importedBefore: importedBefore)
     }
 }

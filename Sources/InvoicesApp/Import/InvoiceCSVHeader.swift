@@ -1,7 +1,7 @@
 /// Where each known column is in a file's records, read from its header record.
 struct InvoiceCSVHeader: Sendable {
     let indices: [InvoiceCSVColumn: Int]
-    /// Header cells that name no known column, as written.
+    /// Header cells that name no known column, as written (a long one shortened).
     let ignored: [String]
     let fieldCount: Int
 
@@ -10,7 +10,7 @@ struct InvoiceCSVHeader: Sendable {
         var ignored: [String] = []
         for (index, cell) in record.fields.enumerated() {
             guard let column = InvoiceCSVColumn(header: cell) else {
-                if !cell.trimmingCharacters(in: .whitespaces).isEmpty { ignored.append(cell) }
+                if !cell.trimmingCharacters(in: .whitespaces).isEmpty { ignored.append(EchoedInput.plain(cell)) }
                 continue
             }
             if indices[column] != nil { throw .duplicateColumn(column.rawValue) }
@@ -21,7 +21,7 @@ struct InvoiceCSVHeader: Sendable {
             missing.insert("client_name (or client_email)", at: 0)
         }
         if !missing.isEmpty {
-            throw .missingColumns(missing, found: record.fields.filter { !$0.isEmpty })
+            throw .missingColumns(missing, found: record.fields.filter { !$0.isEmpty }.map(EchoedInput.plain))
         }
         self.indices = indices
         self.ignored = ignored

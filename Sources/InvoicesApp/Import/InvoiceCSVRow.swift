@@ -48,7 +48,7 @@ struct InvoiceCSVRow: Sendable {
             reasons.append("The client is missing: give client_name, client_email or both.")
         }
         if let email = client.email, !EmailAddress.isValid(email) {
-            reasons.append("Client email \"\(email)\" is not a valid address (expected name@example.com).")
+            reasons.append("Client email \(EchoedInput.quoted(email)) is not a valid address (expected name@example.com).")
             client.email = nil
         }
         let identifier = text(.identifier)

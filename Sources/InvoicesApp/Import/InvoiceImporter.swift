@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import ObjectGraph
 
 /// Imports invoices (and the clients they need) from CSV into a context, in batches.
@@ -18,9 +19,12 @@ import ObjectGraph
 public struct InvoiceImporter: Sendable {
     /// Rows per save.
     public var batchSize: Int
+    /// Where a store failure is logged whole; the ``ImportError`` says it in words.
+    public var logger: Logger
 
-    public init(batchSize: Int = 1_000) {
+    public init(batchSize: Int = 1_000, logger: Logger = Logger(label: "invoices.import")) {
         self.batchSize = max(1, batchSize)
+        self.logger = logger
     }
 
     /// Parses `data` and imports it into `context`.
@@ -73,7 +77,7 @@ public struct InvoiceImporter: Sendable {
                 return BatchState(directory: directory)
             }
         } catch {
-            throw .store(reason: "\(error)", importedBefore: 0)
+            throw .store(error, importedBefore: 0, logger: logger)
         }
 
         var processed = unreadable
@@ -82,10 +86,10 @@ public struct InvoiceImporter: Sendable {
         while start < rows.count {
             let batch = Array(rows[start..<min(rows.count, start + batchSize)])
             start += batch.count
-            let input = state
+            let input = state, logger = logger
             let importedSoFar = report.importedInvoices
             let outcome = try await context.perform { () throws(ImportError) -> BatchOutcome in
-                var batchImport = BatchImport(context: context, state: input)
+                var batchImport = BatchImport(context: context, state: input, logger: logger)
                 return try batchImport.run(batch, importedBefore: importedSoFar)
             }
             state = outcome.state

@@ -11,7 +11,7 @@ extension InvoicesStack {
     public func importCSV(_ data: Data, batchSize: Int = 1_000,
                           progress: (@Sendable (ImportProgress) -> Void)? = nil) async throws(ImportError) -> ImportReport {
         let context = newImportContext(name: "import")
-        return try await InvoiceImporter(batchSize: batchSize).run(
+        return try await InvoiceImporter(batchSize: batchSize, logger: logger).run(
             csv: data, into: context, progress: progress,
             didSaveBatch: { [self] changes in await mergeImportSave(changes) })
     }

@@ -57,7 +57,7 @@ extension InvoicesStack {
             return storeFailure(error, saving: scratchpad)
         } catch {
             logger.error("Save of \(scratchpad.name ?? "a scratchpad") failed, nothing was saved: \(error)")
-            return .failed("\(error)")
+            return .failed(StoreFailureReason.describe(error))
         }
     }
 
@@ -67,7 +67,7 @@ extension InvoicesStack {
             return .busy(error)
         }
         logger.error("Save of \(scratchpad.name ?? "a scratchpad") failed, nothing was saved: \(error)")
-        return .failed(error.description)
+        return .failed(StoreFailureReason.describe(error))
     }
 
     /// The acknowledged changes the writer could not write and set aside (deferred

@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import ObjectGraph
 import Synchronization
+import WebServer
 
 /// The contexts of the Invoices application over one SQLite file (see ARCHITECTURE.md):
 ///
@@ -90,6 +91,9 @@ public final class InvoicesStack: Sendable {
         main = ManagedObjectContext(.mainQueue, parent: writer, name: "main")
         let changes = DataGeneration(main: main, writer: writer, coordinator: coordinator, storePath: storeURL?.path)
         self.changes = changes
+        // Log lines quote values visitors typed (a set-aside change, a refused save): escaped,
+        // so a multi-line note cannot forge a line.
+        let logger = logger.escapingControlCharacters()
         self.logger = logger
         persistence = WriterPersistence(mode: persist, writer: writer, main: main, logger: logger,
                                         timekeeper: timekeeper, onChange: { changes.bump() })

@@ -18,6 +18,7 @@ public enum SaveOutcome: Sendable {
     case conflict([MergeConflict])
     /// The file stayed locked by another process past the busy timeout.
     case busy(StoreError)
-    /// The store refused the write otherwise (an I/O error, a constraint only the file knows).
+    /// The store refused the write otherwise (an I/O error, a constraint only the file knows),
+    /// with the reason in words for the visitor (``StoreFailureReason``); the error itself is logged.
     case failed(String)
 }

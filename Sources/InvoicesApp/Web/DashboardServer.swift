@@ -45,7 +45,7 @@ public final class DashboardServer: Sendable {
          inspectorToken: String?, logger: Logger, editable: [any EditableEntity.Type], timekeeper: Timekeeper,
          sessionLimits: SessionLimits = SessionLimits(), hostPolicy: HostPolicy = DashboardServer.hostPolicy()) throws {
         self.stack = stack
-        self.logger = logger
+        self.logger = logger.escapingControlCharacters()
         dashboard = try Dashboard(stack: stack, templatesDirectory: resources.templates, idleTimeout: .seconds(30 * 60),
                                   sessionLimits: sessionLimits, today: today, listeningHost: host,
                                   inspectorToken: inspectorToken, editable: editable, timekeeper: timekeeper)
@@ -53,11 +53,11 @@ public final class DashboardServer: Sendable {
         var configuration = HTTPServer.Configuration(host: host, port: port)
         configuration.limits.maximumBodySize = Self.maximumBodySize
         configuration.hostPolicy = hostPolicy
-        server = HTTPServer(configuration: configuration, router: router, logger: logger)
+        server = HTTPServer(configuration: configuration, router: router, logger: self.logger)
         try server.start()
         // Other processes' commits (an `invoices import`) merge into writer and main.
         do { try stack.startMergingRemoteChanges() } catch {
-            logger.warning("Remote changes will not be merged: \(error)")
+            self.logger.warning("Remote changes will not be merged: \(error)")
         }
     }
 

@@ -16,6 +16,9 @@ public struct ValidationFailure: Error, Sendable, Hashable, CustomStringConverti
         case stringTooLong = 1660
         case stringTooShort = 1670
         case stringPatternMatching = 1680
+        /// A control character in `.singleLine` or `.multiLine` text. ObjectGraph's own code,
+        /// beside Core Data's string errors (Core Data has no such rule).
+        case stringControlCharacter = 1685
         case uniquenessViolation = 133021
         case custom = 1550
     }
@@ -140,6 +143,16 @@ enum Validator {
                 fail(.stringTooLong, "\(name) must have at most \(n) characters (has \(s.count)).")
             case (.pattern(let pattern), .string(let s)):
                 if !matches(s, pattern) { fail(.stringPatternMatching, "\(name) is not in the expected format.") }
+            case (.singleLine, .string(let s)):
+                if let found = ControlCharacters.first(in: s, allowingLineBreaks: false) {
+                    fail(.stringControlCharacter,
+                         "\(name) must be one line, without control characters (found \(ControlCharacters.name(found))).")
+                }
+            case (.multiLine, .string(let s)):
+                if let found = ControlCharacters.first(in: s, allowingLineBreaks: true) {
+                    fail(.stringControlCharacter,
+                         "\(name) must not contain control characters other than tabs and line breaks (found \(ControlCharacters.name(found))).")
+                }
             default:
                 break
             }

@@ -3,8 +3,9 @@ import Foundation
 /// A rule an attribute's value must satisfy when its object is saved.
 ///
 /// ```swift
-/// @Attribute(.required, .maxLength(120)) var name: String
+/// @Attribute(.required, .singleLine, .maxLength(120)) var name: String
 /// @Attribute(.unique, .pattern(#"^[^@\s]+@[^@\s]+$"#)) var email: String?
+/// @Attribute(.multiLine) var notes: String?
 /// @Attribute(.minimum(0)) var amount: Decimal
 /// ```
 public enum AttributeConstraint: Sendable, Hashable {
@@ -24,6 +25,13 @@ public enum AttributeConstraint: Sendable, Hashable {
     case maxLength(Int)
     /// The whole string matches this regular expression (ICU syntax of `NSRegularExpression`).
     case pattern(String)
+    /// One line of text: no control character at all (C0 such as NUL, tab, line feed and
+    /// escape; DEL; C1) and no Unicode line or paragraph separator. For names, codes,
+    /// identifiers and addresses, whose values end up in one line of a page, a file or a log.
+    case singleLine
+    /// Text that may span lines: tab, line feed and carriage return are allowed, every other
+    /// control character (NUL, escape, DEL, C1) is refused. For notes and descriptions.
+    case multiLine
     /// No two objects of the entity have the same value (nil values never clash).
     case unique
     /// The store keeps an index on the attribute, for fast sorting and searching. Adding or

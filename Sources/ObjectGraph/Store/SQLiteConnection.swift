@@ -92,10 +92,16 @@ final class SQLiteConnection {
 }
 
 /// A prepared statement. Bind with `bind(_:at:)`, then `step()`.
+///
+/// Text is bound and read with its UTF-8 length, never up to a NUL: a string holding U+0000
+/// is stored and read back whole. A value SQLite refuses to bind (longer than its size limit)
+/// makes the next `step()` throw instead of running with the parameter left NULL.
 final class SQLiteStatement {
     let handle: OpaquePointer
     unowned let connection: SQLiteConnection
     let sql: String
+    /// The first bind that failed since the last reset, thrown by `step()`.
+    private var bindFailure: Int32?
 
     init(connection: SQLiteConnection, sql: String) throws {
         var statement: OpaquePointer?
@@ -111,6 +117,7 @@ final class SQLiteStatement {
     func reset() {
         sqlite3_reset(handle)
         sqlite3_clear_bindings(handle)
+        bindFailure = nil
     }
 
     func bind(_ values: [StoredValue]) {
@@ -118,28 +125,45 @@ final class SQLiteStatement {
     }
 
     func bind(_ value: StoredValue, at index: Int32) {
+        let rc: Int32
         switch value {
-        case .null, .unloaded, .references: sqlite3_bind_null(handle, index)
-        case .bool(let v): sqlite3_bind_int64(handle, index, v ? 1 : 0)
-        case .int(let v): sqlite3_bind_int64(handle, index, v)
-        case .double(let v): sqlite3_bind_double(handle, index, v)
-        case .string(let v): sqlite3_bind_text(handle, index, v, -1, csqlite_transient())
-        case .date(let v): sqlite3_bind_double(handle, index, v.timeIntervalSince1970)
-        case .decimal(let v): sqlite3_bind_text(handle, index, StoredValue.decimalText(v), -1, csqlite_transient())
-        case .uuid(let v): sqlite3_bind_text(handle, index, v.uuidString, -1, csqlite_transient())
+        case .null, .unloaded, .references: rc = sqlite3_bind_null(handle, index)
+        case .bool(let v): rc = sqlite3_bind_int64(handle, index, v ? 1 : 0)
+        case .int(let v): rc = sqlite3_bind_int64(handle, index, v)
+        case .double(let v): rc = sqlite3_bind_double(handle, index, v)
+        case .string(let v): rc = bindText(v, at: index)
+        case .date(let v): rc = sqlite3_bind_double(handle, index, v.timeIntervalSince1970)
+        case .decimal(let v): rc = bindText(StoredValue.decimalText(v), at: index)
+        case .uuid(let v): rc = bindText(v.uuidString, at: index)
         case .data(let v):
             // A nil pointer would bind NULL: empty data is a zero-length blob.
-            if v.isEmpty { sqlite3_bind_zeroblob(handle, index, 0); break }
-            v.withUnsafeBytes { raw in
-                _ = sqlite3_bind_blob(handle, index, raw.baseAddress, Int32(raw.count), csqlite_transient())
+            if v.isEmpty { rc = sqlite3_bind_zeroblob(handle, index, 0); break }
+            rc = v.withUnsafeBytes { raw in
+                sqlite3_bind_blob64(handle, index, raw.baseAddress, UInt64(raw.count), csqlite_transient())
             }
         case .reference(let id):
-            if let pk = id.primaryKey { sqlite3_bind_int64(handle, index, pk) } else { sqlite3_bind_null(handle, index) }
+            rc = id.primaryKey.map { sqlite3_bind_int64(handle, index, $0) } ?? sqlite3_bind_null(handle, index)
+        }
+        if rc != SQLITE_OK && bindFailure == nil { bindFailure = rc }
+    }
+
+    /// Binds `text` with its UTF-8 byte count: `-1` would make SQLite stop at the first NUL.
+    private func bindText(_ text: String, at index: Int32) -> Int32 {
+        var text = text
+        return text.withUTF8 { bytes in
+            // An empty buffer may have no address, which SQLite would bind as NULL.
+            guard let base = bytes.baseAddress else {
+                return sqlite3_bind_text64(handle, index, "", 0, csqlite_transient(), UInt8(SQLITE_UTF8))
+            }
+            return base.withMemoryRebound(to: CChar.self, capacity: bytes.count) {
+                sqlite3_bind_text64(handle, index, $0, UInt64(bytes.count), csqlite_transient(), UInt8(SQLITE_UTF8))
+            }
         }
     }
 
     /// Advances; true while a row is available.
     func step() throws -> Bool {
+        if let bindFailure { throw connection.error(bindFailure, sql: sql) }
         let rc = sqlite3_step(handle)
         if rc == SQLITE_ROW { return true }
         if rc == SQLITE_DONE { return false }
@@ -154,9 +178,12 @@ final class SQLiteStatement {
     func int(at column: Int32) -> Int64 { sqlite3_column_int64(handle, column) }
     func isNull(at column: Int32) -> Bool { sqlite3_column_type(handle, column) == SQLITE_NULL }
 
+    /// The column's text, all of its bytes (a NUL inside is kept); nil for NULL.
     func string(at column: Int32) -> String? {
+        // sqlite3_column_bytes after sqlite3_column_text: the count of the text just made.
         guard let text = sqlite3_column_text(handle, column) else { return nil }
-        return String(cString: text)
+        let count = Int(sqlite3_column_bytes(handle, column))
+        return String(decoding: UnsafeBufferPointer(start: text, count: count), as: UTF8.self)
     }
 
     /// Reads a column as the stored value of an attribute type.

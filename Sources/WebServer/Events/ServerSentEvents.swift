@@ -18,17 +18,31 @@ public struct ServerSentEvent: Sendable, Hashable {
         self.retry = retry
     }
 
-    /// The wire form. Line breaks inside `event` and `id` are dropped so they cannot inject fields.
+    /// The wire form. A browser ends a line at CR LF, LF or a lone CR: line breaks inside
+    /// `event` and `id` are dropped, and each line of `data` gets its own `data:` field, so
+    /// no value can inject a field or an event. Worked on scalars: as a Character, CR LF is
+    /// one grapheme, equal to neither "\r" nor "\n".
     var encoded: String {
-        func singleLine(_ text: String) -> String { String(text.filter { $0 != "\n" && $0 != "\r" }) }
+        func singleLine(_ text: String) -> String {
+            String(String.UnicodeScalarView(text.unicodeScalars.filter { $0 != "\n" && $0 != "\r" }))
+        }
         var text = ""
         if let event { text += "event: \(singleLine(event))\n" }
         if let id { text += "id: \(singleLine(id))\n" }
         if let retry { text += "retry: \(retry)\n" }
-        for line in data.split(separator: "\n", omittingEmptySubsequences: false) {
-            text += "data: \(line.last == "\r" ? line.dropLast() : line)\n"
+        var line = String.UnicodeScalarView()
+        var previousWasCarriageReturn = false
+        for scalar in data.unicodeScalars {
+            defer { previousWasCarriageReturn = scalar == "\r" }
+            if scalar == "\n" && previousWasCarriageReturn { continue }   // the LF of a CR LF
+            if scalar == "\r" || scalar == "\n" {
+                text += "data: \(String(line))\n"
+                line = String.UnicodeScalarView()
+            } else {
+                line.append(scalar)
+            }
         }
-        return text + "\n"
+        return text + "data: \(String(line))\n\n"
     }
 }
 

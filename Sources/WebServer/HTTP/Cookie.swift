@@ -62,17 +62,31 @@ public struct Cookie: Sendable, Hashable {
     }
 
     /// Parses a `Cookie` request header (`a=1; b=2`) into names and values; the first of a repeated name wins.
+    ///
+    /// Read as bytes: only the ASCII `;` and `=` separate, as for browsers and every other
+    /// server. (As a String, Swift's `split(separator: ";")` also splits at U+037E, GREEK
+    /// QUESTION MARK, which is canonically equivalent to `;`: `a=x\u{37E}sid=evil` became a
+    /// second cookie `sid`.)
     static func parse(header: String, into cookies: inout [String: String]) {
-        for piece in header.split(separator: ";") {
-            guard let equals = piece.firstIndex(of: "=") else { continue }
-            let name = piece[..<equals].trimmingSpaces()
-            var value = piece[piece.index(after: equals)...].trimmingSpaces()
-            if value.count >= 2, value.first == "\"", value.last == "\"" {
+        for piece in header.utf8.split(separator: UInt8(ascii: ";")) {
+            guard let equals = piece.firstIndex(of: UInt8(ascii: "=")) else { continue }
+            let name = trimmed(piece[..<equals])
+            var value = trimmed(piece[piece.index(after: equals)...])
+            if value.count >= 2, value.first == UInt8(ascii: "\""), value.last == UInt8(ascii: "\"") {
                 value = value.dropFirst().dropLast()
             }
-            guard !name.isEmpty, cookies[String(name)] == nil else { continue }
-            cookies[String(name)] = String(value)
+            let key = String(decoding: name, as: UTF8.self)
+            guard !key.isEmpty, cookies[key] == nil else { continue }
+            cookies[key] = String(decoding: value, as: UTF8.self)
         }
+    }
+
+    /// `bytes` without the spaces and tabs around them.
+    private static func trimmed(_ bytes: Substring.UTF8View.SubSequence) -> Substring.UTF8View.SubSequence {
+        var bytes = bytes
+        while let first = bytes.first, first == UInt8(ascii: " ") || first == UInt8(ascii: "\t") { bytes = bytes.dropFirst() }
+        while let last = bytes.last, last == UInt8(ascii: " ") || last == UInt8(ascii: "\t") { bytes = bytes.dropLast() }
+        return bytes
     }
 }
 

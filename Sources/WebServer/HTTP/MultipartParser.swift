@@ -10,7 +10,11 @@ import Darwin
 /// copying them more than once per part. Any structural problem is a 400 naming it.
 enum MultipartParser {
     static func parse(body: [UInt8], contentType: String) throws(HTTPError) -> FormData {
-        guard let boundary = parameter("boundary", in: contentType), !boundary.isEmpty, boundary.utf8.count <= 200 else {
+        let type: HeaderParameters
+        do { type = try HeaderParameters(parsing: contentType) } catch {
+            throw HTTPError(.badRequest, "Bad request: the Content-Type cannot be read (\(error)).")
+        }
+        guard let boundary = type["boundary"], !boundary.isEmpty, boundary.utf8.count <= 200 else {
             throw HTTPError(.badRequest, "Bad request: multipart/form-data without a boundary parameter.")
         }
         let delimiter = Array("--\(boundary)".utf8)
@@ -45,49 +49,43 @@ enum MultipartParser {
     }
 
     private static func addPart(headers: String, content: ArraySlice<UInt8>, to form: inout FormData) throws(HTTPError) {
-        var disposition: String?
+        var dispositionHeader: String?
         var partType: String?
         for line in headers.split(separator: "\r\n") {
             guard let colon = line.firstIndex(of: ":") else { continue }
             let name = line[..<colon].trimmingSpaces().lowercased()
             let value = String(line[line.index(after: colon)...].trimmingSpaces())
-            if name == "content-disposition" { disposition = value }
+            if name == "content-disposition" {
+                // Two dispositions could name two fields: which one is meant is anyone's guess.
+                guard dispositionHeader == nil else {
+                    throw HTTPError(.badRequest, "Bad request: a multipart part has two Content-Disposition headers.")
+                }
+                dispositionHeader = value
+            }
             if name == "content-type" { partType = value }
         }
-        guard let disposition, disposition.lowercased().hasPrefix("form-data"),
-              let fieldName = parameter("name", in: disposition) else {
+        let disposition: HeaderParameters
+        do { disposition = try HeaderParameters(parsing: dispositionHeader ?? "") } catch {
+            throw HTTPError(.badRequest, "Bad request: the Content-Disposition of a multipart part cannot be read (\(error)).")
+        }
+        guard disposition.type == "form-data", let fieldName = disposition["name"] else {
             throw HTTPError(.badRequest, "Bad request: a multipart part has no Content-Disposition form-data name.")
         }
-        if let filename = parameter("filename", in: disposition) {
-            // Browsers send a bare name; older ones sent a full client path: keep its last component.
-            let base = filename.split(whereSeparator: { $0 == "/" || $0 == "\\" }).last.map(String.init) ?? ""
+        if let filename = disposition["filename"] {
+            // Browsers send a bare name; older ones sent a full client path: keep its last
+            // component. Split at scalars: "/" followed by a combining mark is one Character,
+            // not equal to "/", yet a slash to any file system.
+            let base = filename.unicodeScalars.split(whereSeparator: { $0 == "/" || $0 == "\\" }).last
+                .map { String(String.UnicodeScalarView($0)) } ?? ""
             form.files.append(UploadedFile(fieldName: fieldName, filename: base,
                                            contentType: partType ?? "application/octet-stream",
                                            bytes: Array(content)))
         } else {
             guard let value = String(validating: content, as: UTF8.self) else {
-                throw HTTPError(.badRequest, "Bad request: the form field \"\(fieldName)\" is not valid UTF-8.")
+                throw HTTPError(.badRequest, "Bad request: the form field \"\(fieldName.prefix(100))\" is not valid UTF-8.")
             }
             form.fields.append(name: fieldName, value: value)
         }
-    }
-
-    /// The value of `name=value` or `name="value"` in a header value such as a Content-Type.
-    static func parameter(_ name: String, in header: String) -> String? {
-        var rest = Substring(header)
-        while let semicolon = rest.firstIndex(of: ";") {
-            rest = rest[rest.index(after: semicolon)...]
-            let piece = rest.prefix { $0 != ";" }.trimmingSpaces()
-            guard let equals = piece.firstIndex(of: "=") else { continue }
-            guard piece[..<equals].trimmingSpaces().lowercased() == name else { continue }
-            var value = piece[piece.index(after: equals)...].trimmingSpaces()
-            if value.first == "\"", let quote = rest.firstIndex(of: "\"") {
-                // A quoted value may contain ";": read up to the closing quote.
-                value = rest[rest.index(after: quote)...].prefix { $0 != "\"" }
-            }
-            return String(value)
-        }
-        return nil
     }
 
     private static func hasPrefix(_ bytes: [UInt8], at position: Int, _ prefix: [UInt8]) -> Bool {

@@ -5,11 +5,16 @@ import HTTPTypes
 /// Every failure names what was wrong, so the client gets a 400 it can act on.
 enum PercentDecoding {
     /// Decodes `%HH` escapes (and `+` as a space when `plusAsSpace`), then validates UTF-8.
-    /// - Parameter part: what is decoded, for the error message ("path", "query parameter").
-    static func decode(_ bytes: some Collection<UInt8>, plusAsSpace: Bool, part: String) throws(HTTPError) -> String {
+    /// - Parameters:
+    ///   - part: what is decoded, for the error message ("path", "query parameter").
+    ///   - allowsNUL: whether `%00` may stay in the text. Paths and query strings refuse it
+    ///     (a path may become a file name); form fields keep it, so the application's own
+    ///     validation answers, beside the field, as it does for a multipart form.
+    static func decode(_ bytes: some Collection<UInt8>, plusAsSpace: Bool, part: String,
+                       allowsNUL: Bool = false) throws(HTTPError) -> String {
         // Fast path: nothing to decode, only validate.
         if !bytes.contains(where: { $0 == UInt8(ascii: "%") || (plusAsSpace && $0 == UInt8(ascii: "+")) }) {
-            return try validated(bytes, part: part)
+            return try validated(bytes, part: part, allowsNUL: allowsNUL)
         }
         var output: [UInt8] = []
         output.reserveCapacity(bytes.count)
@@ -31,10 +36,10 @@ enum PercentDecoding {
                 index = bytes.index(after: index)
             }
         }
-        return try validated(output, part: part)
+        return try validated(output, part: part, allowsNUL: allowsNUL)
     }
 
-    private static func validated(_ bytes: some Collection<UInt8>, part: String) throws(HTTPError) -> String {
+    private static func validated(_ bytes: some Collection<UInt8>, part: String, allowsNUL: Bool) throws(HTTPError) -> String {
         // Printable ASCII (nearly every path and query) needs no UTF-8 validation.
         if bytes.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) {
             return String(decoding: bytes, as: UTF8.self)
@@ -42,7 +47,7 @@ enum PercentDecoding {
         guard let string = String(validating: bytes, as: UTF8.self) else {
             throw HTTPError(.badRequest, "Bad request: the \(part) is not valid UTF-8.")
         }
-        guard !string.utf8.contains(0) else {
+        guard allowsNUL || !string.utf8.contains(0) else {
             throw HTTPError(.badRequest, "Bad request: the \(part) contains a NUL character.")
         }
         return string

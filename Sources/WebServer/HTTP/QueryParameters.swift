@@ -38,15 +38,17 @@ public struct QueryParameters: Sendable, Sequence {
     }
 
     /// Parses `a=1&b=2&b=3` (`+` is a space; a name without `=` has an empty value).
+    /// - Parameter allowsNUL: whether values may hold `%00` (see ``PercentDecoding``).
     /// - Throws: `HTTPError` 400 naming the bad escape or the invalid UTF-8.
-    static func parse(_ bytes: some Collection<UInt8>, part: String) throws(HTTPError) -> QueryParameters {
+    static func parse(_ bytes: some Collection<UInt8>, part: String, allowsNUL: Bool = false) throws(HTTPError) -> QueryParameters {
         var parameters = QueryParameters()
         for piece in bytes.split(separator: UInt8(ascii: "&"), omittingEmptySubsequences: true) {
             let name: String
             let value: String
             if let equals = piece.firstIndex(of: UInt8(ascii: "=")) {
                 name = try PercentDecoding.decode(piece[..<equals], plusAsSpace: true, part: part)
-                value = try PercentDecoding.decode(piece[piece.index(after: equals)...], plusAsSpace: true, part: part)
+                value = try PercentDecoding.decode(piece[piece.index(after: equals)...], plusAsSpace: true, part: part,
+                                                   allowsNUL: allowsNUL)
             } else {
                 name = try PercentDecoding.decode(piece, plusAsSpace: true, part: part)
                 value = ""

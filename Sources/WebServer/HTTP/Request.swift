@@ -52,7 +52,9 @@ public struct Request: Sendable {
     /// The media type of the body without its parameters, lowercased (`multipart/form-data`).
     public var contentType: String? {
         guard let value = headers[.contentType] else { return nil }
-        return value.split(separator: ";", maxSplits: 1).first.map { $0.trimmingSpaces().lowercased() }
+        // Up to the ASCII `;` only: as a String, U+037E (canonically `;`) would end it too.
+        let type = value.utf8.prefix { $0 != UInt8(ascii: ";") }
+        return Substring(type).trimmingSpaces().lowercased()
     }
 
     /// The body as UTF-8 text.
@@ -65,11 +67,14 @@ public struct Request: Sendable {
     }
 
     /// The submitted form, from an `application/x-www-form-urlencoded` or `multipart/form-data` body.
+    ///
+    /// Field values are the text as sent, in either encoding: valid UTF-8, but any character,
+    /// NUL and other control characters included. Check them before storing them.
     /// - Throws: `HTTPError` 415 for another content type, 400 for a malformed body (with the reason).
     public func form() throws(HTTPError) -> FormData {
         switch contentType {
         case "application/x-www-form-urlencoded":
-            return FormData(fields: try QueryParameters.parse(body, part: "form body"))
+            return FormData(fields: try QueryParameters.parse(body, part: "form body", allowsNUL: true))
         case "multipart/form-data":
             guard let header = headers[.contentType] else { throw HTTPError(.badRequest) }
             return try MultipartParser.parse(body: body, contentType: header)

@@ -44,30 +44,31 @@ public struct Markdown: Sendable {
     /// The HTML for `markdown`.
     public func html(from markdown: String) -> String {
         let flags = options.rawValue | CMARK_OPT_VALIDATE_UTF8
-        let document = markdown.withCString { cmark_parse_document($0, strlen($0), flags) }
+        // The length is given, so a NUL inside the text does not end the document early
+        // (cmark reads it as U+FFFD, as CommonMark asks).
+        var text = markdown
+        let document = text.withUTF8 { bytes -> OpaquePointer? in
+            guard let base = bytes.baseAddress else { return cmark_parse_document("", 0, flags) }
+            return base.withMemoryRebound(to: CChar.self, capacity: bytes.count) {
+                cmark_parse_document($0, bytes.count, flags)
+            }
+        }
         guard let document else { return "" }
         defer { cmark_node_free(document) }
-        let openings = headingAnchors ? addAnchors(to: document) : []
+        if headingAnchors { addAnchors(to: document) }
         guard let rendered = cmark_render_html(document, flags) else { return "" }
         defer { free(rendered) }
-        var html = String(cString: rendered)
-        // cmark puts custom blocks on lines of their own; put the heading text back beside its tags.
-        for opening in Set(openings) {
-            html = html.replacingOccurrences(of: opening + "\n", with: opening)
-        }
-        for level in 1...6 where !openings.isEmpty {
-            html = html.replacingOccurrences(of: "\n</h\(level)>", with: "</h\(level)>")
-        }
-        return html
+        return String(cString: rendered)
     }
 
-    /// Replaces each heading by a custom block that prints `<hN id="slug">` and `</hN>` around the
-    /// heading's own children, so the inline content is still rendered (and escaped) by cmark.
-    /// - Returns: the opening tags written, to tidy the output.
-    private func addAnchors(to document: OpaquePointer) -> [String] {
+    /// Replaces each heading by a custom block holding one custom inline that prints
+    /// `<hN id="slug">` and `</hN>` around the heading's own inlines, so the inline content is
+    /// still rendered (and escaped) by cmark. The block prints nothing itself; it only gives
+    /// the tags a line of their own, as cmark gives a heading. Nothing is rewritten in the
+    /// HTML afterwards: the cost is one pass over the document, whatever the number of headings.
+    private func addAnchors(to document: OpaquePointer) {
         var headings: [OpaquePointer] = []
-        var openings: [String] = []
-        guard let iterator = cmark_iter_new(document) else { return [] }
+        guard let iterator = cmark_iter_new(document) else { return }
         while case let event = cmark_iter_next(iterator), event != CMARK_EVENT_DONE {
             if event == CMARK_EVENT_ENTER, let node = cmark_iter_get_node(iterator),
                cmark_node_get_type(node) == CMARK_NODE_HEADING {
@@ -76,34 +77,30 @@ public struct Markdown: Sendable {
         }
         cmark_iter_free(iterator)
 
-        var used: [String: Int] = [:]
+        var slugs = HeadingSlugs()
         for heading in headings {
             let level = cmark_node_get_heading_level(heading)
-            var slug = Self.slug(Self.text(of: heading))
-            if slug.isEmpty { slug = "section" }
-            if let count = used[slug] {
-                used[slug] = count + 1
-                slug += "-\(count)"
-            } else {
-                used[slug] = 1
-            }
+            let slug = slugs.unique(Self.slug(Self.text(of: heading)))
             guard let block = cmark_node_new(CMARK_NODE_CUSTOM_BLOCK) else { continue }
-            let opening = "<h\(level) id=\"\(slug)\">"
-            cmark_node_set_on_enter(block, opening)
-            cmark_node_set_on_exit(block, "</h\(level)>")
-            // The heading's inlines move into the custom block, so cmark still renders and escapes them.
+            guard let tags = cmark_node_new(CMARK_NODE_CUSTOM_INLINE), cmark_node_append_child(block, tags) == 1 else {
+                cmark_node_free(block)
+                continue
+            }
+            cmark_node_set_on_enter(block, "")
+            cmark_node_set_on_exit(block, "")
+            cmark_node_set_on_enter(tags, "<h\(level) id=\"\(slug)\">")
+            cmark_node_set_on_exit(tags, "</h\(level)>")
+            // The heading's inlines move into the custom inline, so cmark still renders and escapes them.
             var moved = true
             while moved, let child = cmark_node_first_child(heading) {
-                moved = cmark_node_append_child(block, child) == 1
+                moved = cmark_node_append_child(tags, child) == 1
             }
             guard moved, cmark_node_replace(heading, block) == 1 else {
                 cmark_node_free(block)
                 continue
             }
             cmark_node_free(heading)
-            openings.append(opening)
         }
-        return openings
     }
 
     /// The plain text of a node's inline content (text and code spans).

@@ -9,6 +9,8 @@ extension Markdown {
     /// line starts (`-` `+` `#` `=`, and `1.` or `1)` before a space) when the value starts with
     /// them. Line breaks become ` ⏎ `, so a value stays inside its line: it can never start a
     /// line after its own beginning, and cannot open a block (a heading, a list, a fence).
+    /// Spaces and tabs that start the value are left out: four of them, or a tab, would open
+    /// a code block, and HTML shows none of them anyway.
     ///
     /// ```swift
     /// Markdown.escape("<b>Acme</b> *Corp*")   // \<b\>Acme\</b\> \*Corp\*
@@ -29,8 +31,7 @@ extension Markdown {
                 atStart = false
                 leadingDigits = false
                 continue
-            case " " where atStart:
-                result.unicodeScalars.append(character)
+            case " " where atStart, "\t" where atStart:
                 continue
             case "0"..."9":
                 leadingDigits = atStart || leadingDigits
@@ -38,8 +39,9 @@ extension Markdown {
                 result.unicodeScalars.append(character)
                 continue
             case ".", ")":
-                // `1.` or `1)` opens an ordered list only when a space or the line's end follows.
-                if leadingDigits && (index + 1 == scalars.count || scalars[index + 1] == " " || scalars[index + 1] == "\t") {
+                // `1.` or `1)` opens an ordered list only when a space or the line's end follows
+                // (a line break too: it becomes " ⏎ ", which starts with a space).
+                if leadingDigits && (index + 1 == scalars.count || [" ", "\t", "\r", "\n"].contains(scalars[index + 1])) {
                     result += "\\"
                 }
             default:

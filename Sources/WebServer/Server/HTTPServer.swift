@@ -62,10 +62,14 @@ public final class HTTPServer: Sendable {
     private let run = Mutex(RunState())
 
     /// Creates a server for `router`'s routes (copied now: routes added later are not served).
+    /// - Parameter logger: where the access log and errors go, through an
+    ///   ``EscapingLogHandler``: control characters a request carries (`GET /%0Aforged`) are
+    ///   written as escapes, so every event stays one line.
     public init(configuration: Configuration = Configuration(), router: Router,
                 logger: Logger = Logger(label: "WebServer")) {
         self.configuration = configuration
-        self.core = ServerCore(routes: router.root, configuration: configuration, logger: logger)
+        self.core = ServerCore(routes: router.root, configuration: configuration,
+                               logger: logger.escapingControlCharacters())
     }
 
     /// The port the server listens on: the one the system chose when 0 was asked.

@@ -9,19 +9,7 @@ import HTTPTypes
 enum RequestTarget {
     static func read(url: UnsafePointer<CChar>, connection: OpaquePointer, into state: RequestState) throws(HTTPError) {
         let raw = UnsafeRawBufferPointer(start: url, count: strlen(url)).bindMemory(to: UInt8.self)
-        guard raw.first == UInt8(ascii: "/") else {
-            throw HTTPError(.badRequest, "Bad request: the request target must be a path starting with /.")
-        }
-        var segments: [String] = []
-        for piece in raw.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: true) {
-            segments.append(try PercentDecoding.decode(piece, plusAsSpace: false, part: "path"))
-        }
-        state.segments = segments
-        if !raw.contains(UInt8(ascii: "%")) {
-            state.path = String(decoding: raw, as: UTF8.self)   // validated above, segment by segment
-        } else {
-            state.path = "/" + segments.joined(separator: "/")
-        }
+        (state.path, state.segments) = try path(raw)
 
         var collector = Collector()
         withUnsafeMutablePointer(to: &collector) { pointer in
@@ -31,6 +19,24 @@ enum RequestTarget {
         if let error = collector.error { throw error }
         state.headers = collector.headers
         state.query = collector.query
+    }
+
+    /// The decoded path and its segments, from the path part of a request target as sent.
+    /// Empty segments are dropped (`//a/` is `/a`); an encoded slash stays inside its segment.
+    /// - Throws: `HTTPError` 400 when the target is not a path, or a segment has a bad escape,
+    ///   invalid UTF-8 or a NUL.
+    static func path(_ raw: some Collection<UInt8>) throws(HTTPError) -> (path: String, segments: [String]) {
+        guard raw.first == UInt8(ascii: "/") else {
+            throw HTTPError(.badRequest, "Bad request: the request target must be a path starting with /.")
+        }
+        var segments: [String] = []
+        for piece in raw.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: true) {
+            segments.append(try PercentDecoding.decode(piece, plusAsSpace: false, part: "path"))
+        }
+        if !raw.contains(UInt8(ascii: "%")) {
+            return (String(decoding: raw, as: UTF8.self), segments)   // validated above, segment by segment
+        }
+        return ("/" + segments.joined(separator: "/"), segments)
     }
 
     /// What the iterators below gather; lives on the stack of `read` during the iteration.

@@ -12,8 +12,8 @@ final class EventStreamClient: @unchecked Sendable {
     private let lock = NSLock()
     private var received: [UInt8] = []
 
-    /// Connects to 127.0.0.1:`port` and sends `GET path` with the given extra header lines.
-    init(port: Int, path: String, headers: [String] = []) throws {
+    /// Connects to 127.0.0.1:`port` and sends `GET path` with the given `Host` and extra header lines.
+    init(port: Int, path: String, host: String = "127.0.0.1", headers: [String] = []) throws {
         descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
@@ -29,7 +29,7 @@ final class EventStreamClient: @unchecked Sendable {
             close(descriptor)
             throw POSIXError(POSIXErrorCode(rawValue: code) ?? .EIO)
         }
-        let request = (["GET \(path) HTTP/1.1", "Host: 127.0.0.1", "Accept: text/event-stream"] + headers)
+        let request = (["GET \(path) HTTP/1.1", "Host: \(host)", "Accept: text/event-stream"] + headers)
             .joined(separator: "\r\n") + "\r\n\r\n"
         let bytes = Array(request.utf8)
         _ = bytes.withUnsafeBytes { Glibc.send(descriptor, $0.baseAddress, bytes.count, Int32(MSG_NOSIGNAL)) }

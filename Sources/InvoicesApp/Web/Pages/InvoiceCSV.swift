@@ -10,20 +10,11 @@ enum InvoiceCSV {
         for invoice in invoices {
             lines.append([invoice.identifier, invoice.clientName, invoice.amount.plainAmount, invoice.amount.currency,
                           invoice.displayStatus, invoice.issueDate.description, invoice.dueDate.description]
-                .map(field).joined(separator: ","))
+                .map(CSVCell.encode).joined(separator: ","))
         }
         var response = Response.bytes(Array((lines.joined(separator: "\r\n") + "\r\n").utf8),
                                       contentType: "text/csv; charset=utf-8")
         response.headers[.contentDisposition] = "attachment; filename=\"invoices.csv\""
         return response
-    }
-
-    /// A CSV field, quoted when needed; a leading `=`, `+`, `-` or `@` is prefixed with `'` so
-    /// spreadsheets do not run it as a formula.
-    static func field(_ text: String) -> String {
-        var value = text
-        if let first = value.first, "=+-@".contains(first), Decimal(string: value) == nil { value = "'" + value }
-        guard value.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) else { return value }
-        return "\"" + value.replacingOccurrences(of: "\"", with: "\"\"") + "\""
     }
 }

@@ -170,4 +170,18 @@ import WebServer
             #expect(bad.text.contains("missing key \"number\""))
         }
     }
+
+    @Test func leadingFormFieldsReadOnlyTheFirstPartsOfAMultipartBody() throws {
+        let body = "--b\r\nContent-Disposition: form-data; name=\"csrf\"\r\n\r\nT\r\n"
+            + "--b\r\nContent-Disposition: form-data; name=\"file\"; filename=\"a.csv\"\r\n\r\nbroken, no end"
+        let request = Request(method: .post, path: "/import", headers: [.contentType: "multipart/form-data; boundary=b"],
+                              body: Array(body.utf8))
+        let leading = try request.leadingFormFields(1)
+        #expect(leading["csrf"] == "T")
+        #expect(leading.files.isEmpty)
+        #expect(throws: HTTPError.self) { try request.form() }
+        let encoded = Request(method: .post, path: "/f", headers: [.contentType: "application/x-www-form-urlencoded"],
+                              body: Array("a=1&csrf=T".utf8))
+        #expect(try encoded.leadingFormFields(1)["csrf"] == "T", "a small urlencoded form is read whole")
+    }
 }

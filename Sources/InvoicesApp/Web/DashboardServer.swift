@@ -13,7 +13,7 @@ public final class DashboardServer: Sendable {
     let logger: Logger
 
     /// The largest request body any route reads: a CSV upload (``ImportRoutes``). Each route
-    /// group has a smaller limit of its own (edit forms 256 KB), checked before a body is read.
+    /// group has a smaller limit of its own (edit forms 64 KB), checked before a body is read.
     public static let maximumBodySize = ImportRoutes.maximumUploadSize
 
     /// Starts serving `stack` on `host`:`port` (0 for any free port).

@@ -9,7 +9,8 @@ import Darwin
 /// The body is already complete and within the size limit; parsing works on its bytes without
 /// copying them more than once per part. Any structural problem is a 400 naming it.
 enum MultipartParser {
-    static func parse(body: [UInt8], contentType: String) throws(HTTPError) -> FormData {
+    /// - Parameter maximumParts: parts read before the parser stops (the rest is not looked at).
+    static func parse(body: [UInt8], contentType: String, maximumParts: Int = .max) throws(HTTPError) -> FormData {
         let type: HeaderParameters
         do { type = try HeaderParameters(parsing: contentType) } catch {
             throw HTTPError(.badRequest, "Bad request: the Content-Type cannot be read (\(error)).")
@@ -25,7 +26,8 @@ enum MultipartParser {
             throw HTTPError(.badRequest, "Bad request: the multipart body does not contain its boundary.")
         }
         position += delimiter.count
-        while true {
+        var parts = 0
+        while parts < maximumParts {
             // After a delimiter: "--" ends the body, CRLF starts a part.
             if hasPrefix(body, at: position, [UInt8(ascii: "-"), UInt8(ascii: "-")]) { break }
             guard hasPrefix(body, at: position, [13, 10]) else {
@@ -44,6 +46,7 @@ enum MultipartParser {
             }
             try addPart(headers: headerText, content: body[contentStart..<contentEnd], to: &form)
             position = contentEnd + nextDelimiter.count
+            parts += 1
         }
         return form
     }

@@ -86,6 +86,15 @@ public struct Request: Sendable {
         }
     }
 
+    /// The fields of a form body up to its `count`th part when it is `multipart/form-data`
+    /// (the rest is not parsed), the whole form otherwise: a token sent as the first part can be
+    /// checked before a large upload is parsed.
+    public func leadingFormFields(_ count: Int) throws(HTTPError) -> FormData {
+        guard contentType == "multipart/form-data" else { return try form() }
+        guard let header = headers[.contentType] else { throw HTTPError(.badRequest) }
+        return try MultipartParser.parse(body: body, contentType: header, maximumParts: count)
+    }
+
     /// Decodes a JSON body.
     /// - Throws: `HTTPError` 400 with the decoder's explanation when the body does not match `type`.
     public func decode<T: Decodable>(json type: T.Type, decoder: JSONDecoder = JSONDecoder()) throws(HTTPError) -> T {

@@ -7,7 +7,7 @@ import Testing
 @Suite struct HostCheckTests {
     /// The head of the answer to `GET path` sent with `host` and `headers`.
     private func head(port: Int, _ path: String, host: String, headers: [String] = []) async throws -> String {
-        let client = try EventStreamClient(port: port, path: path, host: host, headers: headers + ["Connection: close"])
+        let client = try RawHTTPClient(port: port, path: path, host: host, headers: headers + ["Connection: close"])
         return await client.read(until: "\r\n\r\n", timeout: 10)
     }
 
@@ -16,7 +16,7 @@ import Testing
             let port = dashboard.server.port
             let rebound = try await head(port: port, "/contexts.json", host: "evil.example:\(port)")
             #expect(rebound.hasPrefix("HTTP/1.1 421"), "\(rebound.prefix(80))")
-            let body = try await EventStreamClient(port: port, path: "/clients/new", host: "evil.example")
+            let body = try await RawHTTPClient(port: port, path: "/clients/new", host: "evil.example")
                 .read(until: "allowed-host", timeout: 10)
             #expect(body.contains("invoices serve --allowed-host NAME"), "\(body.suffix(200))")
             #expect(!body.contains("csrf"))

@@ -5,14 +5,14 @@ import Testing
 /// The inspector follows the server as it changes: server-sent events to open pages, and
 /// commits of other processes in the timeline.
 @Suite struct InspectorLiveTests {
-    @Test func anEventStreamClientReceivesTheChangeWithinASecond() async throws {
+    @Test func anRawHTTPClientReceivesTheChangeWithinASecond() async throws {
         try await withDashboard { app in
             let visitor = app.visitor()
             let id = try await clientKey("Acme Corp", visitor)
             let (path, form) = try await visitor.openForm("/clients/\(id)/edit")
             let csrf = try #require(form.csrf)
 
-            let events = try EventStreamClient(port: app.server.port, path: "/contexts/events")
+            let events = try RawHTTPClient(port: app.server.port, path: "/contexts/events")
             let opening = await events.read(until: "event: hello", timeout: 5)
             #expect(opening.hasPrefix("HTTP/1.1 200"))
             #expect(opening.contains("Content-Type: text/event-stream"))

@@ -64,7 +64,7 @@ import Testing
             #expect(opened.header("Set-Cookie")?.contains("HttpOnly") == true)
             #expect(try await friend.get("/contexts.json").status == 200)
             #expect(try await friend.get("/contexts.md").status == 200)
-            let events = try EventStreamClient(port: port, path: "/contexts/events?token=s3cret-token")
+            let events = try RawHTTPClient(port: port, path: "/contexts/events?token=s3cret-token")
             #expect(await events.read(until: "event: hello", timeout: 5).hasPrefix("HTTP/1.1 200"))
 
             // A header or a bearer token works too.

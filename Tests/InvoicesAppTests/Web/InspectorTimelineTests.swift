@@ -16,7 +16,7 @@ import WebServer
             let scratchpad = try #require(open.contexts.first { $0.role == .scratchpad })
 
             // A page listening; nobody touches the session again.
-            let events = try EventStreamClient(port: port, path: "/contexts/events")
+            let events = try RawHTTPClient(port: port, path: "/contexts/events")
             _ = await events.read(until: "event: hello", timeout: 5)
             let pushed = await events.read(until: "its session expired", timeout: 12)
             #expect(pushed.contains("\(scratchpad.id) (client "))

@@ -37,6 +37,12 @@ final class Visitor: NSObject, URLSessionTaskDelegate, @unchecked Sendable {
 
     func get(_ path: String) async throws -> WebResponse { try await send("GET", path) }
 
+    /// The value of a cookie the server set for this visitor.
+    func cookie(_ name: String) -> String? {
+        guard let url = URL(string: base) else { return nil }
+        return session?.configuration.httpCookieStorage?.cookies(for: url)?.first { $0.name == name }?.value
+    }
+
     func post(_ path: String, _ form: [(String, String)]) async throws -> WebResponse {
         let body = form.map { "\(Self.encode($0.0))=\(Self.encode($0.1))" }.joined(separator: "&")
         return try await send("POST", path, headers: ["Content-Type": "application/x-www-form-urlencoded"],

@@ -6,7 +6,8 @@ import WebServer
 /// that session's CSRF token (the form's `csrf` field, or the `X-CSRF-Token` header), or it is
 /// refused with a 403 page and nothing changes. The session, and a token sent as a header, are
 /// checked as soon as the headers arrive, before any of the body is read (``admit(_:)``), so
-/// an anonymous upload costs nothing to refuse; the form read here is handed on in the context.
+/// an anonymous upload costs nothing to refuse. In a multipart upload the token is the first
+/// part, checked before the rest is parsed. The form read here is handed on in the context.
 struct CSRFCheck: RouterMiddleware {
     static let headerName = HTTPField.Name("X-CSRF-Token")!
 
@@ -28,12 +29,12 @@ struct CSRFCheck: RouterMiddleware {
             return refused("Your session has expired (or cookies are off), so this form cannot be accepted.", session: nil)
         }
         var context = context
-        let form = try request.form()
-        guard let token = request.headers[Self.headerName] ?? form["csrf"],
+        let leading = try request.leadingFormFields(1)
+        guard let token = request.headers[Self.headerName] ?? leading["csrf"],
               Tokens.constantTimeEqual(token, session.csrfToken) else {
             return refused("The form's security token is missing or wrong, so nothing was changed.", session: session)
         }
-        context.form = form
+        context.form = request.contentType == "multipart/form-data" ? try request.form() : leading
         return try await next(request, context)
     }
 

@@ -3,17 +3,19 @@ import Foundation
 import Glibc
 #endif
 
-/// A client of a server-sent event stream over a plain TCP connection (URLSession on Linux
-/// cannot hand out a response's bytes as they arrive). Blocking reads run on their own
+/// A request head written by hand over a plain TCP connection, and what comes back as it
+/// arrives: for event streams (URLSession on Linux cannot hand out a response's bytes as they
+/// arrive), a `Host` no client library would send, or a body announced but never sent. Blocking reads run on their own
 /// thread, never on the concurrency pool, which the server's async handlers need.
-final class EventStreamClient: @unchecked Sendable {
+final class RawHTTPClient: @unchecked Sendable {
     // @unchecked Sendable: `descriptor` is set once; `received` is only touched under `lock`.
     private let descriptor: Int32
     private let lock = NSLock()
     private var received: [UInt8] = []
 
-    /// Connects to 127.0.0.1:`port` and sends `GET path` with the given `Host` and extra header lines.
-    init(port: Int, path: String, host: String = "127.0.0.1", headers: [String] = []) throws {
+    /// Connects to 127.0.0.1:`port` and sends the head of `method path` with the given `Host`
+    /// and extra header lines (and no body).
+    init(port: Int, method: String = "GET", path: String, host: String = "127.0.0.1", headers: [String] = []) throws {
         descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
@@ -29,7 +31,7 @@ final class EventStreamClient: @unchecked Sendable {
             close(descriptor)
             throw POSIXError(POSIXErrorCode(rawValue: code) ?? .EIO)
         }
-        let request = (["GET \(path) HTTP/1.1", "Host: \(host)", "Accept: text/event-stream"] + headers)
+        let request = (["\(method) \(path) HTTP/1.1", "Host: \(host)", "Accept: text/event-stream"] + headers)
             .joined(separator: "\r\n") + "\r\n\r\n"
         let bytes = Array(request.utf8)
         _ = bytes.withUnsafeBytes { Glibc.send(descriptor, $0.baseAddress, bytes.count, Int32(MSG_NOSIGNAL)) }

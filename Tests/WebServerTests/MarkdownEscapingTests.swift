@@ -40,6 +40,8 @@ import WebServer
         ("  \t  - mixed", "- mixed"),
         ("1.\rone", "1. ⏎ one"),
         ("2)\nnext", "2) ⏎ next"),
+        ("1.\u{0C}o", "1.\u{0C}o"),   // found by the fuzzer: cmark takes a form feed for a space
+        ("3)\u{0B}v", "3)\u{0B}v"),
     ])
     func aValueAtTheStartOfALineOpensNoBlock(_ value: String, _ expected: String) {
         #expect(rendered(value, prefix: "- ") == expected)

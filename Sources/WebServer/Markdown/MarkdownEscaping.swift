@@ -39,9 +39,10 @@ extension Markdown {
                 result.unicodeScalars.append(character)
                 continue
             case ".", ")":
-                // `1.` or `1)` opens an ordered list only when a space or the line's end follows
-                // (a line break too: it becomes " ⏎ ", which starts with a space).
-                if leadingDigits && (index + 1 == scalars.count || [" ", "\t", "\r", "\n"].contains(scalars[index + 1])) {
+                // `1.` or `1)` opens an ordered list only when whitespace or the line's end follows
+                // (a line break too: it becomes " ⏎ ", which starts with a space). cmark counts
+                // a form feed and a vertical tab as whitespace there.
+                if leadingDigits && (index + 1 == scalars.count || listMarkerEnds.contains(scalars[index + 1])) {
                     result += "\\"
                 }
             default:
@@ -60,6 +61,9 @@ extension Markdown {
     private static let escapedAnywhere: Set<Unicode.Scalar> = [
         "\\", "`", "*", "_", "[", "]", "<", ">", "&", "!", "|", "~", "{", "}",
     ]
+
+    /// What may follow `1.` for it to open an ordered list.
+    private static let listMarkerEnds: Set<Unicode.Scalar> = [" ", "\t", "\r", "\n", "\u{0B}", "\u{0C}"]
 
     /// ASCII punctuation with a meaning only where a line starts.
     private static let escapedAtLineStart: Set<Unicode.Scalar> = ["-", "+", "#", "="]

@@ -5,7 +5,7 @@ import Testing
 /// The inspector follows the server as it changes: server-sent events to open pages, and
 /// commits of other processes in the timeline.
 @Suite struct InspectorLiveTests {
-    @Test func anRawHTTPClientReceivesTheChangeWithinASecond() async throws {
+    @Test func anEventStreamClientReceivesTheChangeWithinASecond() async throws {
         try await withDashboard { app in
             let visitor = app.visitor()
             let id = try await clientKey("Acme Corp", visitor)

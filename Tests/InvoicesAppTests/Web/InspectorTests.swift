@@ -76,7 +76,8 @@ import Testing
     }
 
     @Test func withDeferredPersistenceTheWritersPendingChangeIsVisibleUntilTheFlush() async throws {
-        try await withDashboard(persist: .deferred(seconds: 1.5)) { app in
+        // Long enough that a loaded machine still reads the page before the flush.
+        try await withDashboard(persist: .deferred(seconds: 6)) { app in
             let visitor = app.visitor()
             let pk = try await clientKey("Beta Ltd", visitor)
             let (path, csrf) = try await visitor.editClient("Beta Ltd", applying: [("name", "Beta Deferred")])
@@ -89,11 +90,11 @@ import Testing
             #expect(change.stage == .writer)
             #expect(change.properties.first { $0.name == "name" }?.pending == "Beta Deferred")
             #expect(change.properties.first { $0.name == "name" }?.parent == "Beta Ltd")   // the file's value
-            #expect(held.persist == "deferred=1.5")
+            #expect(held.persist == "deferred=6")
             #expect(try await visitor.get("/contexts.md").text.contains("in the writer, not on disk yet"))
             #expect(try await clientsOnDisk(app.databaseURL).keys.contains("Beta Ltd"))
 
-            let (flushed, done) = try await visitor.inspectorSnapshot(within: .seconds(8)) {
+            let (flushed, done) = try await visitor.inspectorSnapshot(within: .seconds(20)) {
                 $0.pendingChanges(of: "Client/p\(pk)").isEmpty
             }
             #expect(done)

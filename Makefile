@@ -5,7 +5,10 @@ SWIFT        ?= swift
 DB           ?= invoices.sqlite
 HOST         ?= 127.0.0.1
 PORT         ?= 8080
-DEB_PACKAGES := libsqlite3-dev libmicrohttpd-dev libcmark-dev pkg-config
+DEB_PACKAGES := libsqlite3-dev libmicrohttpd-dev libcmark-dev libpango1.0-dev libcairo2-dev pkg-config \
+                fonts-dejavu-core fonts-noto-cjk
+# The tests read the invoice PDFs back with pdftotext and pdftoppm.
+DEB_TEST     := poppler-utils
 # Debian packages the browser test and the benchmarks need on top.
 DEB_BROWSER  := chromium chromium-driver python3-venv
 DEB_BENCH    := wrk
@@ -42,6 +45,7 @@ run: deps
 # Every test: the whole suite, then the ObjectGraph tests again under the thread sanitizer,
 # the browser test, and each fuzz target's corpus once.
 test: deps
+	$(call install_missing,$(DEB_TEST))
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --disable-xctest --skip-build
 	$(MAKE) test-tsan

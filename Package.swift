@@ -18,13 +18,16 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/swift-mustache", from: "2.1.1"),
     ],
     targets: [
-        // System libraries (Debian: libsqlite3-dev, libmicrohttpd-dev, libcmark-dev).
+        // System libraries (Debian: libsqlite3-dev, libmicrohttpd-dev, libcmark-dev, libpango1.0-dev, libcairo2-dev).
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3",
                        providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd",
                        providers: [.apt(["libmicrohttpd-dev"])]),
         .systemLibrary(name: "CCmark", pkgConfig: "libcmark",
                        providers: [.apt(["libcmark-dev"])]),
+        // Invoice PDFs: cairo's PDF surface, text laid out by pango (any script fontconfig has a font for).
+        .systemLibrary(name: "CPangoCairo", pkgConfig: "pangocairo",
+                       providers: [.apt(["libpango1.0-dev", "libcairo2-dev"])]),
 
         // The object graph framework: Foundation and SQLite only.
         .target(name: "ObjectGraph", dependencies: ["CSQLite"]),
@@ -41,7 +44,7 @@ let package = Package(
         // CSQLite only to watch the file for other processes' commits (`PRAGMA data_version`,
         // see StoreVersion); Mustache for the pages' typed template contexts.
         .target(name: "InvoicesApp", dependencies: [
-            "ObjectGraph", "WebServer", "CSQLite",
+            "ObjectGraph", "WebServer", "CSQLite", "CPangoCairo",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "HTTPTypes", package: "swift-http-types"),
             .product(name: "Mustache", package: "swift-mustache"),

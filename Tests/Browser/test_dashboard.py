@@ -36,6 +36,7 @@ ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 CHROMIUM = os.environ.get("CHROMIUM_BIN", "/usr/bin/chromium")
 CHROMEDRIVER = os.environ.get("CHROMEDRIVER_BIN", "/usr/bin/chromedriver")
 SCREENSHOTS = os.environ.get("SCREENSHOT_DIR", os.path.join(ROOT, ".build", "screenshots"))
+DOWNLOADS = os.path.join(ROOT, ".build", "downloads")
 STARTUP_TIMEOUT = 90  # seconds: the demo data (200 clients, 2,000 invoices) is seeded first
 WAIT = 15             # seconds for any page to show what the test expects
 
@@ -113,8 +114,13 @@ def browser():
                      "--window-size=1280,900", "--lang=en-US", "--no-first-run",
                      "--disable-extensions", "--disable-background-networking"):
         options.add_argument(argument)
+    # Downloads land in a folder of their own, without asking, and PDFs are saved, not shown.
+    options.add_experimental_option("prefs", {
+        "download.default_directory": DOWNLOADS, "download.prompt_for_download": False,
+        "plugins.always_open_pdf_externally": True})
     driver = webdriver.Chrome(service=Service(executable_path=CHROMEDRIVER), options=options)
     driver.set_page_load_timeout(30)
+    driver.execute_cdp_cmd("Browser.setDownloadBehavior", {"behavior": "allow", "downloadPath": DOWNLOADS})
     return driver
 
 
@@ -125,6 +131,7 @@ class DashboardInBrowser(unittest.TestCase):
         if not binary or not os.access(binary, os.X_OK):
             raise RuntimeError("Set INVOICES_BIN to the invoices executable (got %r)." % binary)
         os.makedirs(SCREENSHOTS, exist_ok=True)
+        os.makedirs(DOWNLOADS, exist_ok=True)
         for stale in ("failure.png",):  # only this run's failure is shown
             if os.path.exists(os.path.join(SCREENSHOTS, stale)):
                 os.remove(os.path.join(SCREENSHOTS, stale))
@@ -378,6 +385,28 @@ class DashboardInBrowser(unittest.TestCase):
         self.assertEqual(self.heading(), "Nested contexts")
         self.assertIn("1 scratchpads open", self.css("main").text)
         self.screenshot("docs.png")
+
+    def test_download_an_invoice_as_pdf(self):
+        for stale in os.listdir(DOWNLOADS):
+            os.remove(os.path.join(DOWNLOADS, stale))
+        self.open("/invoices")
+        self.click_and_wait(self.css("main table tbody tr td a[href^='/invoices/']"), r"/invoices/\d+$")
+        number = self.heading().replace("Invoice", "").strip()
+        self.css(".actions a[href$='.pdf']").click()
+        deadline = time.monotonic() + WAIT
+        files = []
+        while time.monotonic() < deadline:
+            files = [f for f in os.listdir(DOWNLOADS) if f.endswith(".pdf")]
+            if files:
+                break
+            time.sleep(0.1)
+        self.assertTrue(files, "no PDF was downloaded to %s" % DOWNLOADS)
+        path = os.path.join(DOWNLOADS, files[0])
+        with open(path, "rb") as f:
+            self.assertEqual(f.read(5), b"%PDF-")
+        text = subprocess.run(["pdftotext", path, "-"], capture_output=True, text=True, check=True).stdout
+        self.assertIn(number, text)
+        self.assertIn("Balance due", text)
 
 
 if __name__ == "__main__":

@@ -46,6 +46,15 @@ public struct Currency: Sendable, Hashable, Codable, Identifiable {
         MoneyFormat.grouped(amount, decimals: minorUnits ?? 0) + " " + code
     }
 
+    /// `amount` rounded half away from zero to the minor units (`2.345` EUR → `2.35`,
+    /// `-2.345` → `-2.35`, `0.5` JPY → `1`): how each invoice line's net and tax are rounded.
+    public func rounded(_ amount: Decimal) -> Decimal {
+        var value = amount, result = Decimal()
+        // .plain rounds the magnitude half up, so half away from zero for either sign.
+        NSDecimalRound(&result, &value, minorUnits ?? 0, .plain)
+        return result
+    }
+
     /// `1234.5` → `"1234.50"`: no grouping, the minor units' decimals. For CSV and JSON.
     public func plain(_ amount: Decimal) -> String {
         MoneyFormat.plain(amount, decimals: minorUnits ?? 0)

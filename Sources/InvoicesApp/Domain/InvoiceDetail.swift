@@ -45,10 +45,17 @@ public struct ClientAddress: Sendable, Hashable, Codable {
         country = client.country
     }
 
-    init(id: Int64, name: String) {
+    /// An address from its parts (a PDF made without a context, a test).
+    public init(id: Int64, name: String, email: String? = nil, number: String? = nil, street: String? = nil,
+                zip: String? = nil, city: String? = nil, country: String? = nil) {
         self.id = id
         self.name = name
-        email = nil; number = nil; street = nil; zip = nil; city = nil; country = nil
+        self.email = email
+        self.number = number
+        self.street = street
+        self.zip = zip
+        self.city = city
+        self.country = country
     }
 
     static let unknown = ClientAddress(id: 0, name: "")

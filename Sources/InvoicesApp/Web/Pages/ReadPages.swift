@@ -4,7 +4,7 @@ import ObjectGraph
 import WebServer
 
 /// The read pages: `/clients`, `/invoices` (search, sort, filters, pages), `/clients/{pk}`,
-/// `/invoices/{pk}`, their `.json` twins, and `/invoices.csv`.
+/// `/invoices/{pk}`, their `.json` twins, `/invoices/{pk}.pdf` and `/invoices.csv`.
 ///
 /// Each page reads the main context into a `Sendable` page model inside one `perform` block and
 /// renders off the main queue; a rendered page is kept and served again, from the server
@@ -80,6 +80,18 @@ struct ReadPages: Sendable {
             }
             return try .json(detail, encoder: PageRenderer.jsonEncoder())
         }
+        pages.get("/invoices/:pk.pdf") { request, context in try await invoicePDF(request, context) }
+    }
+
+    /// `/invoices/{pk}.pdf`: read in one `perform`, laid out off the main queue.
+    private func invoicePDF(_ request: Request, _ context: DashboardContext) async throws -> Response {
+        guard let pk = request.primaryKey, let detail = try await stack.invoiceDetail(id: pk, today: today) else {
+            return renderer.notFound("invoice", session: context.session)
+        }
+        let document = InvoiceDocument(detail)
+        var response = Response.bytes(try InvoicePDF(document).render(), contentType: "application/pdf")
+        response.headers[.contentDisposition] = "inline; filename=\"\(document.fileName)\""
+        return response
     }
 
     private func clientPage(_ request: Request, _ context: DashboardContext) async throws -> Response {

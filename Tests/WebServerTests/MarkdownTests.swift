@@ -70,4 +70,11 @@ import WebServer
             #expect(response.text == "<h1 id=\"page-intro\">Page intro</h1>\n<p>Some <em>text</em>.</p>\n")
         }
     }
+
+    @Test func aHeadingDoesNotTakeAnAnchorThePageReserved() {
+        let html = Markdown(reservedAnchors: ["main"]).html(from: "## main\n\n## Main\n")
+        #expect(html.contains("<h2 id=\"main-1\">main</h2>"), "\(html)")
+        #expect(html.contains("<h2 id=\"main-2\">Main</h2>"), "\(html)")
+        #expect(!html.contains("id=\"main\""))
+    }
 }

@@ -53,6 +53,8 @@ public final class DashboardServer: Sendable {
         var configuration = HTTPServer.Configuration(host: host, port: port)
         configuration.limits.maximumBodySize = Self.maximumBodySize
         configuration.hostPolicy = hostPolicy
+        let errorPages = ErrorPages(renderer: dashboard.renderer)
+        configuration.errorPages = { error, path in errorPages.response(for: error, path: path) }
         server = HTTPServer(configuration: configuration, router: router, logger: self.logger)
         try server.start()
         // Other processes' commits (an `invoices import`) merge into writer and main.

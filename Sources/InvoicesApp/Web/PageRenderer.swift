@@ -9,6 +9,10 @@ struct PageRenderer: Sendable {
     let templates: TemplateRenderer
     let sessions: SessionStore
 
+    /// The `id`s `layout.mustache` gives its own elements: markdown headings placed inside the
+    /// layout must not take them.
+    static let layoutAnchors: Set<String> = ["main"]
+
     /// The chrome of a page for this visitor, taking their flash message.
     func chrome(_ title: String, section: String, session: Session?) -> PageChrome {
         PageChrome(title: title, section: section, flash: session.flatMap { sessions.takeFlash($0.id) },

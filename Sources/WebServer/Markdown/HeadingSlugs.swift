@@ -5,8 +5,13 @@
 /// Each base remembers its next suffix and every anchor is taken once, so a document with
 /// thousands of identical headings costs time in proportion to their number, not its square.
 struct HeadingSlugs {
-    private var taken: Set<String> = []
+    private var taken: Set<String>
     private var nextSuffix: [String: Int] = [:]
+
+    /// - Parameter reserved: anchors no heading may take.
+    init(reserved: Set<String> = []) {
+        taken = reserved
+    }
 
     /// An anchor for a heading whose text gives `slug`; `section` when it gives nothing.
     mutating func unique(_ slug: String) -> String {

@@ -35,10 +35,14 @@ public struct Markdown: Sendable {
     /// Whether headings get an `id` made from their text (`## Totals per currency` →
     /// `id="totals-per-currency"`; repeats get `-1`, `-2`).
     public let headingAnchors: Bool
+    /// Anchors the page around the document already uses (`main`, say): a heading that would
+    /// take one gets a suffix instead, so no `id` appears twice on the page.
+    public let reservedAnchors: Set<String>
 
-    public init(options: Options = [], headingAnchors: Bool = true) {
+    public init(options: Options = [], headingAnchors: Bool = true, reservedAnchors: Set<String> = []) {
         self.options = options
         self.headingAnchors = headingAnchors
+        self.reservedAnchors = reservedAnchors
     }
 
     /// The HTML for `markdown`.
@@ -77,7 +81,7 @@ public struct Markdown: Sendable {
         }
         cmark_iter_free(iterator)
 
-        var slugs = HeadingSlugs()
+        var slugs = HeadingSlugs(reserved: reservedAnchors)
         for heading in headings {
             let level = cmark_node_get_heading_level(heading)
             let slug = slugs.unique(Self.slug(Self.text(of: heading)))

@@ -24,6 +24,11 @@ extension HTTPServer {
         public var asyncHandlers: AsyncHandlerMode
         /// Which `Host` names are answered (others get 421) and which peers are trusted proxies.
         public var hostPolicy: HostPolicy
+        /// Makes the page for an error the server or a handler answers with (404, 405, 413, 421,
+        /// a thrown `HTTPError`, a 500 without internals); nil for plain text. It gets the error and
+        /// the request's path (to answer a `.json` path in JSON); the error's header fields are
+        /// added to what it returns. It runs on a server thread: it must not wait.
+        public var errorPages: (@Sendable (HTTPError, _ path: String) -> Response)?
         /// Whether each request gets an access-log line (at `info`: method, path, status, bytes,
         /// duration, request ID). Turn off when a proxy in front already logs requests.
         public var logsRequests: Bool
@@ -37,6 +42,7 @@ extension HTTPServer {
                     asyncHandlers: AsyncHandlerMode = .suspendConnection,
                     hostPolicy: HostPolicy = HostPolicy()) {
             self.hostPolicy = hostPolicy
+            errorPages = nil
             self.host = host
             self.port = port
             self.threadCount = threadCount

@@ -99,7 +99,8 @@ extension ServerCore {
     func abandonSuspendedRequests() {
         let waiting = suspendedRequests.withLock { Array($0.values) }
         for (state, connection) in waiting {
-            complete(state, with: HTTPError(.serviceUnavailable, "Service unavailable: the server is shutting down.").response,
+            complete(state, with: answer(HTTPError(.serviceUnavailable, "Service unavailable: the server is shutting down."),
+                                         path: state.path),
                      connection: connection)
         }
     }

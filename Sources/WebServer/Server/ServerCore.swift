@@ -74,7 +74,7 @@ final class ServerCore: Sendable {
             let busy = HTTPError(.serviceUnavailable,
                                  "Service unavailable: the server is serving its maximum of \(limits.maximumConnections) connections. Retry in a moment.",
                                  headers: [.retryAfter: "1"])
-            return queue(busy.response, for: state, on: connection, closing: true)
+            return queue(answer(busy, path: state.path), for: state, on: connection, closing: true)
         }
         var expectsBody = MHD_lookup_connection_value(connection, .HEADER_KIND, "Transfer-Encoding") != nil
         var length = 0
@@ -87,10 +87,10 @@ final class ServerCore: Sendable {
             try RequestTarget.read(url: url, connection: connection, into: state)
         } catch {
             state.path = Self.rawPath(url)
-            return queue(error.response, for: state, on: connection, closing: expectsBody)
+            return queue(answer(error, path: state.path), for: state, on: connection, closing: expectsBody)
         }
         if let refusal = admitOrigin(state, connection: connection) {
-            return queue(refusal.response, for: state, on: connection, closing: expectsBody)
+            return queue(answer(refusal, path: state.path), for: state, on: connection, closing: expectsBody)
         }
         state.match = routes.match(method: state.method, segments: state.segments)
         state.bodyLimit = limits.maximumBodySize
@@ -108,9 +108,9 @@ final class ServerCore: Sendable {
         guard expectsBody else { return MHD_Result.YES }
         // A body nobody will read is refused now, unread (and the connection closed after).
         if let refusal = Self.refusal(of: state.match) {
-            return queue(refusal.response, for: state, on: connection, closing: true)
+            return queue(answer(refusal, path: state.path), for: state, on: connection, closing: true)
         }
-        if length > state.bodyLimit { return queue(tooLarge(state).response, for: state, on: connection, closing: true) }
+        if length > state.bodyLimit { return queue(answer(tooLarge(state), path: state.path), for: state, on: connection, closing: true) }
         // Reserve a little only: the announced length is a claim until the bytes arrive.
         state.body.reserveCapacity(min(length, 64 << 10))
         return MHD_Result.YES
@@ -171,7 +171,7 @@ final class ServerCore: Sendable {
                 return receive(uploadData, count: size, into: state, uploadSize: uploadSize)
             }
             if state.bodyTooLarge {
-                return queue(tooLarge(state).response, for: state, on: connection, closing: true)
+                return queue(answer(tooLarge(state), path: state.path), for: state, on: connection, closing: true)
             }
             return dispatch(state, connection: connection)
         case .awaitingHandler:
@@ -226,7 +226,7 @@ final class ServerCore: Sendable {
         state.body = []
         switch state.match {
         case .notFound, .methodNotAllowed:
-            return queue((Self.refusal(of: state.match) ?? HTTPError(.notFound)).response, for: state, on: connection)
+            return queue(answer(Self.refusal(of: state.match) ?? HTTPError(.notFound), path: state.path), for: state, on: connection)
         case .found(let route, let parameters):
             return dispatch(route.handler, parameters: parameters, request: request, state: state, connection: connection)
         }
@@ -307,7 +307,7 @@ final class ServerCore: Sendable {
             done.signal()
         }
         done.wait()
-        return outcome.value.withLock { $0.response } ?? HTTPError(.internalServerError).response
+        return outcome.value.withLock { $0.response } ?? answer(HTTPError(.internalServerError), path: request.path)
     }
 
     /// Hands `response` to a suspended request and resumes it, once: the first caller (the
@@ -327,15 +327,28 @@ final class ServerCore: Sendable {
     /// A handler's error as the client sees it: its own status for an `HTTPError`, otherwise a
     /// 500 page without internals. The error itself goes to the log with the request ID.
     func errorResponse(for error: any Error, request: Request) -> Response {
-        if let error = error as? HTTPError { return error.response }
+        if let error = error as? HTTPError { return answer(error, path: request.path) }
         logger.error("Handler failed: \(error)", metadata: [
             "request_id": "\(request.id)", "method": "\(request.method.rawValue)", "path": "\(request.path)",
         ])
+        if configuration.errorPages != nil {
+            return answer(HTTPError(.internalServerError, "Something went wrong: the server could not answer this request. "
+                                        + "If it happens again, quote the request ID \(request.id)."), path: request.path)
+        }
         return .html("""
             <!DOCTYPE html><html><head><meta charset="utf-8"><title>Server error</title></head>
             <body><h1>Something went wrong</h1><p>The server could not answer this request. \
             If it happens again, quote the request ID <code>\(request.id)</code>.</p></body></html>
             """, status: .internalServerError)
+    }
+
+    /// The answer to `error`: the configured error page, or plain text, with the error's own
+    /// header fields (`Allow`, `Retry-After`) either way.
+    func answer(_ error: HTTPError, path: String) -> Response {
+        guard let pages = configuration.errorPages else { return error.response }
+        var response = pages(error, path)
+        for field in error.headers where response.headers[field.name] == nil { response.headers.append(field) }
+        return response
     }
 
     // MARK: - Request completed, connections

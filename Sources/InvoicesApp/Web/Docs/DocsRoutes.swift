@@ -54,7 +54,7 @@ struct DocsRoutes: Sendable {
                                       message: "There is no documentation page \u{201C}\(slug)\u{201D}.",
                                       link: "/docs", linkText: "All documentation pages", session: context.session)
         }
-        let html = Markdown().html(from: try await markdown(slug))
+        let html = Markdown(reservedAnchors: PageRenderer.layoutAnchors).html(from: try await markdown(slug))
         let article = DocsArticle(html: html, slug: slug, isIndex: slug == "index",
                                   pages: Self.pages.map { DocsArticle.Link(slug: $0.slug, title: $0.title, current: $0.slug == slug) })
         let title = Self.pages.first { $0.slug == slug }?.title ?? "Documentation"

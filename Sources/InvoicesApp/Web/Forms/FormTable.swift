@@ -158,15 +158,15 @@ struct FormTable: Sendable {
         }
     }
 
-    /// The options of a select: the placeholder first when nothing is chosen, and a value that
-    /// is not among the choices (from an import, say) kept as an option of its own.
+    /// The options of a select: always the placeholder first, with an empty value (HTML wants
+    /// one as the first option of a required select, and it is what "nothing chosen" sends),
+    /// then a value that is not among the choices (from an import, say) as an option of its own.
     static func options(_ choices: [(value: String, label: String)], chosen: String, placeholder: String) -> [SelectOption] {
         var options = choices.map { SelectOption(value: $0.value, label: $0.label, selected: $0.value == chosen) }
-        if chosen.isEmpty {
-            options.insert(SelectOption(value: "", label: placeholder, selected: true), at: 0)
-        } else if !options.contains(where: \.selected) {
+        if !chosen.isEmpty && !options.contains(where: \.selected) {
             options.insert(SelectOption(value: chosen, label: chosen, selected: true), at: 0)
         }
+        options.insert(SelectOption(value: "", label: placeholder, selected: chosen.isEmpty), at: 0)
         return options
     }
 }

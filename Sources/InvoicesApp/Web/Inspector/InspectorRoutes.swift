@@ -74,7 +74,7 @@ struct InspectorRoutes: Sendable {
     /// dropped), with the picture of the stack in place of the text diagram.
     static func liveHTML(_ snapshot: StackSnapshot, templates: TemplateRenderer) -> String {
         do {
-            let html = Markdown().html(from: try markdown(snapshot, templates: templates))
+            let html = Markdown(reservedAnchors: PageRenderer.layoutAnchors).html(from: try markdown(snapshot, templates: templates))
             let picture = try templates.render("contexts/picture", StackPicture(snapshot), layout: nil)
             // The diagram is the page's only `text` code block: values from the data cannot
             // open one (their backticks are escaped).

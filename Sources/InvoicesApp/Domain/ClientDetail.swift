@@ -32,7 +32,7 @@ public struct ClientDetail: Sendable, Hashable, Codable, Identifiable {
         }
         totals = Self.totals(of: summaries)
         balance = Self.balance(of: summaries)
-        overdue = CurrencyTotals(summaries.filter(\.isOverdue).map(\.amount))
+        overdue = CurrencyTotals(summaries.filter(\.isOverdue).map(\.balance))
     }
 
     /// Per currency, the invoices sent or paid.
@@ -40,8 +40,9 @@ public struct ClientDetail: Sendable, Hashable, Codable, Identifiable {
         CurrencyTotals(invoices.filter { $0.status == .sent || $0.status == .paid }.map(\.amount))
     }
 
-    /// Per currency, the invoices sent and unpaid (overdue ones included).
+    /// Per currency, what the invoices sent and unpaid still owe (overdue ones included):
+    /// their amounts less the payments received.
     public static func balance(of invoices: [InvoiceSummary]) -> CurrencyTotals {
-        CurrencyTotals(invoices.filter { $0.status == .sent }.map(\.amount))
+        CurrencyTotals(invoices.filter { $0.status == .sent }.map(\.balance))
     }
 }

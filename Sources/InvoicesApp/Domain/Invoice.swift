@@ -24,9 +24,27 @@ public final class Invoice: ManagedObject {
     @Attribute(.indexed) public var issueDate: Date = CalendarDay.today.date
     @Attribute public var dueDate: Date = CalendarDay.today.adding(days: 30).date
     @Relationship(isRequired: true) public var client: Client?
+    /// What the payments add up to, kept with the invoice (``settlePayments()``) so lists and
+    /// totals read it without loading every invoice's payments.
+    @Attribute(.minimum(0)) public var paidAmount: Decimal = 0
+    /// Deleting an invoice deletes its payments.
+    @Relationship(inverse: \Payment.invoice, deleteRule: .cascade) public var payments: Set<Payment>
 
     /// The amount with its currency.
     public var money: Money { Money(amount: amount, currency: currency) }
+
+    /// What is still owed: the amount less the payments.
+    public var balance: Decimal { amount - paidAmount }
+
+    /// Brings ``paidAmount`` and the status in step with the payments: a sent invoice paid in
+    /// full becomes paid, a paid one that a changed payment leaves owing is sent again. Drafts
+    /// and cancelled invoices keep their status. Whatever records a payment calls it.
+    public func settlePayments() {
+        let paid = payments.filter { !$0.isDeleted }.reduce(Decimal(0)) { $0 + $1.amount }
+        if paidAmount != paid { paidAmount = paid }
+        if status == .sent, amount > 0, balance <= 0 { status = .paid }
+        if status == .paid, balance > 0, paid > 0 { status = .sent }
+    }
 
     /// The issue date as a day.
     public var issueDay: CalendarDay {
@@ -69,6 +87,12 @@ public final class Invoice: ManagedObject {
             failures.append(ValidationFailure(
                 property: "currency",
                 message: "Currency \(EchoedInput.quoted(currency)) is not an ISO 4217 code; use a code such as EUR, USD or JPY."))
+        }
+        if paidAmount > 0 && amount < paidAmount {
+            failures.append(ValidationFailure(
+                property: "amount",
+                message: "Amount cannot be less than the payments already received "
+                    + "(\(Money(amount: paidAmount, currency: currency).formatted))."))
         }
         if dueDate < issueDate {
             failures.append(ValidationFailure(

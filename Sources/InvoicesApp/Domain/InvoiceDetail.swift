@@ -10,6 +10,8 @@ public struct InvoiceDetail: Sendable, Hashable, Codable, Identifiable {
     public let client: ClientAddress
     /// Days past the due date for an overdue invoice, else nil.
     public let daysOverdue: Int?
+    /// Oldest first.
+    public let payments: [PaymentSummary]
 
     public var id: Int64 { summary.id }
 
@@ -19,6 +21,26 @@ public struct InvoiceDetail: Sendable, Hashable, Codable, Identifiable {
         notes = invoice.notes
         client = invoice.client.map(ClientAddress.init) ?? ClientAddress.unknown
         daysOverdue = summary.isOverdue ? summary.dueDate.days(until: today) : nil
+        payments = invoice.payments.filter { !$0.isDeleted }.map(PaymentSummary.init)
+            .sorted { ($0.day, $0.id) < ($1.day, $1.id) }
+    }
+}
+
+/// One payment of an invoice, as its page and PDF show it.
+public struct PaymentSummary: Sendable, Hashable, Codable, Identifiable {
+    public let id: Int64
+    public let day: CalendarDay
+    public let amount: Money
+    public let method: String
+    public let note: String?
+
+    /// Reads the payment's values. Call it on the payment's context queue.
+    public init(_ payment: Payment) {
+        id = payment.objectID.primaryKey ?? 0
+        day = payment.day
+        amount = payment.money
+        method = payment.method
+        note = payment.note
     }
 }
 

@@ -19,10 +19,19 @@ public struct InvoiceSummary: Sendable, Hashable, Codable, Identifiable {
     public let isOverdue: Bool
     public let issueDate: CalendarDay
     public let dueDate: CalendarDay
+    /// What the payments add up to.
+    public let paid: Money
 
-    /// `"overdue"` for an overdue invoice, else the status' raw value: what a status column
-    /// or badge shows.
-    public var displayStatus: String { isOverdue ? "overdue" : status.rawValue }
+    /// What is still owed: the amount less the payments.
+    public var balance: Money { Money(amount: amount.amount - paid.amount, currency: amount.currency) }
+
+    /// `"overdue"` for an overdue invoice, `"partially paid"` for a sent one with some payments,
+    /// else the status' raw value: what a status column or badge shows.
+    public var displayStatus: String {
+        if isOverdue { return "overdue" }
+        if status == .sent && paid.amount > 0 { return "partially paid" }
+        return status.rawValue
+    }
 
     /// Reads the invoice's values. Call it on the invoice's context queue.
     public init(_ invoice: Invoice, today: CalendarDay = .today) {
@@ -36,10 +45,12 @@ public struct InvoiceSummary: Sendable, Hashable, Codable, Identifiable {
         issueDate = invoice.issueDay
         dueDate = invoice.dueDay
         isOverdue = Invoice.isOverdue(status: status, dueDay: dueDate, today: today)
+        paid = Money(amount: invoice.paidAmount, currency: invoice.currency)
     }
 
     public init(id: Int64, identifier: String, clientID: Int64, clientName: String, amount: Money,
-                status: InvoiceStatus, isOverdue: Bool, issueDate: CalendarDay, dueDate: CalendarDay) {
+                status: InvoiceStatus, isOverdue: Bool, issueDate: CalendarDay, dueDate: CalendarDay, paid: Decimal = 0) {
+        self.paid = Money(amount: paid, currency: amount.currency)
         self.id = id
         self.identifier = identifier
         self.clientID = clientID

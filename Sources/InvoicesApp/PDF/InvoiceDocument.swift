@@ -83,7 +83,7 @@ extension InvoiceDocument {
         let description = detail.notes?.split(whereSeparator: \.isNewline).first.map(String.init) ?? "Amount invoiced"
         let currency = Currency.named(summary.amount.currency) ?? Currency(code: summary.amount.currency, name: "", minorUnits: 2)
         lines = [Line(description: description, quantity: 1, unitPrice: summary.amount.amount, taxRate: 0, currency: currency)]
-        payments = []
+        payments = detail.payments.map { Payment(day: $0.day, method: $0.method, amount: $0.amount.amount, note: $0.note) }
         notes = detail.notes
     }
 }

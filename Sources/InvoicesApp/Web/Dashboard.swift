@@ -44,7 +44,7 @@ public final class Dashboard: Sendable {
     }
 
     /// The entities edited in forms.
-    static let editable: [any EditableEntity.Type] = [Client.self, Invoice.self]
+    static let editable: [any EditableEntity.Type] = [Client.self, Invoice.self, Payment.self]
 
     /// - Parameters:
     ///   - editable: the entities edited in forms (their field tables); every one must be in the

@@ -20,6 +20,12 @@ protocol EditableEntity: ManagedObject {
     static var nestedForms: [NestedFormSpec<Self>] { get }
     /// Sets up a new object; `parameters` are the opening URL's (`?client=3`).
     static func prepareNew(_ object: Self, parameters: [String: String], in context: ManagedObjectContext)
+    /// Runs after the visitor's input is applied, before a save: to keep what follows from the
+    /// input in step (an invoice's status from its payments).
+    static func inputApplied(_ object: Self, in context: ManagedObjectContext)
+    /// Where a saved object is shown, when not on its own page (`/{formPath}/{pk}`): a payment
+    /// on its invoice's.
+    static func pagePath(of object: Self) -> String?
     /// What a heading calls the object (a client's name).
     var formTitle: String { get }
     /// One line about the object in a list inside another form (an invoice's amount).
@@ -29,6 +35,8 @@ protocol EditableEntity: ManagedObject {
 extension EditableEntity {
     static var nestedForms: [NestedFormSpec<Self>] { [] }
     static func prepareNew(_ object: Self, parameters: [String: String], in context: ManagedObjectContext) {}
+    static func inputApplied(_ object: Self, in context: ManagedObjectContext) {}
+    static func pagePath(of object: Self) -> String? { nil }
     var formSummary: String { "" }
 }
 

@@ -42,20 +42,20 @@ extension FormRoutes {
 
     private func saved(_ form: EditForm, table: FormTable, session: Session) async throws -> Response {
         let scratchpad = form.scratchpad, objectID = form.objectID
-        let saved: (Int64, String)? = await scratchpad.perform {
-            guard let object = scratchpad.registeredObject(for: objectID), let pk = object.objectID.primaryKey else {
+        let saved: (String, String)? = await scratchpad.perform {
+            guard let object = scratchpad.registeredObject(for: objectID), let path = table.pagePath(object) else {
                 return nil
             }
-            return (pk, table.title(object))
+            return (path, table.title(object))
         }
         sessions.removeForm(form.id, from: session.id, reason: .saved)
         if let setAside = form.resolvesSetAside { stack.persistence.forget(setAside, because: "resolved and saved again") }
-        guard let (pk, title) = saved else {
+        guard let (path, title) = saved else {
             throw HTTPError(.internalServerError, "The object was saved, but has no primary key to show it by.")
         }
         sessions.setFlash("\(table.noun.prefix(1).uppercased() + table.noun.dropFirst()) \u{201C}\(title)\u{201D} saved.",
                           for: session.id)
-        return .redirect(to: "/\(table.path)/\(pk)")
+        return .redirect(to: path)
     }
 
     /// A validation failure beside its field; one of an object added in this form points at

@@ -41,6 +41,10 @@ struct FormTable: Sendable {
     let find: @Sendable (ManagedObjectContext, Int64) throws -> ObjectID?
     let title: @Sendable (ManagedObject) -> String
     let summary: @Sendable (ManagedObject) -> String
+    /// ``EditableEntity/inputApplied(_:in:)``.
+    let inputApplied: @Sendable (ManagedObject, ManagedObjectContext) -> Void
+    /// Where a saved object is shown (``EditableEntity/pagePath(of:)``, else `/{path}/{pk}`).
+    let pagePath: @Sendable (ManagedObject) -> String?
 
     init<T: EditableEntity>(_ type: T.Type, model: ManagedObjectModel) {
         entityName = model.entity(for: T.self)?.name ?? String(describing: T.self)
@@ -67,6 +71,14 @@ struct FormTable: Sendable {
         }
         title = { ($0 as? T)?.formTitle ?? "" }
         summary = { ($0 as? T)?.formSummary ?? "" }
+        inputApplied = { object, context in
+            if let object = object as? T { T.inputApplied(object, in: context) }
+        }
+        let path = T.formPath
+        pagePath = { object in
+            guard let typed = object as? T else { return nil }
+            return T.pagePath(of: typed) ?? typed.objectID.primaryKey.map { "/\(path)/\($0)" }
+        }
     }
 
     private static func field<T: EditableEntity>(_ spec: FormFieldSpec<T>, model: ManagedObjectModel) -> Field {
@@ -122,10 +134,12 @@ struct FormTable: Sendable {
     /// Applies typed text (fields not submitted stay as they are); returns the inputs that
     /// could not be read, with the reason. On the object's queue.
     func apply(_ input: [String: String], to object: ManagedObject, in context: ManagedObjectContext) -> [FieldInputError] {
-        fields.compactMap { field in
+        let errors = fields.compactMap { field -> FieldInputError? in
             guard let text = input[field.name], let message = field.write(text, object, context) else { return nil }
             return FieldInputError(property: field.name, message: message)
         }
+        inputApplied(object, context)
+        return errors
     }
 
     /// The choices of the select fields, read on the scratchpad's queue.

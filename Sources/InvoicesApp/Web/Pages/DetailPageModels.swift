@@ -59,6 +59,19 @@ struct InvoicePage: Sendable {
     /// Saved changes of this invoice that are not on disk (set aside by the writer).
     let setAside: [SetAsideNotice]
     let hasSetAside: Bool
+    let payments: [PaymentRow]
+    let hasPayments: Bool
+    let paid: String
+    let balance: String
+    /// Sent and still owing: a payment can be recorded.
+    let takesPayments: Bool
+
+    struct PaymentRow: Sendable {
+        let day: String
+        let method: String
+        let amount: String
+        let note: String
+    }
 
     init(_ invoice: InvoiceDetail, beingEdited: Bool, setAside: [SetAsideNotice] = []) {
         id = invoice.id
@@ -77,5 +90,12 @@ struct InvoicePage: Sendable {
         self.beingEdited = beingEdited
         self.setAside = setAside
         hasSetAside = !setAside.isEmpty
+        payments = invoice.payments.map {
+            PaymentRow(day: $0.day.description, method: $0.method, amount: $0.amount.formatted, note: $0.note ?? "")
+        }
+        hasPayments = !payments.isEmpty
+        paid = invoice.summary.paid.formatted
+        balance = invoice.summary.balance.formatted
+        takesPayments = invoice.summary.status == .sent && invoice.summary.balance.amount > 0
     }
 }

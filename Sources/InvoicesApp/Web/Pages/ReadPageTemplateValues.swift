@@ -158,6 +158,23 @@ extension InvoicePage: MustacheParent {
         case "beingEdited": beingEdited
         case "setAside": setAside
         case "hasSetAside": hasSetAside
+        case "payments": payments
+        case "hasPayments": hasPayments
+        case "paid": paid
+        case "balance": balance
+        case "takesPayments": takesPayments
+        default: nil
+        }
+    }
+}
+
+extension InvoicePage.PaymentRow: MustacheParent {
+    func child(named name: String) -> Any? {
+        switch name {
+        case "day": day
+        case "method": method
+        case "amount": amount
+        case "note": note
         default: nil
         }
     }

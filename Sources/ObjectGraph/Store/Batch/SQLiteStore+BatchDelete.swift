@@ -45,9 +45,9 @@ extension SQLiteStore {
             var outcome = BatchOutcome()
             var history: [HistoryRecord] = []
             for e in entities {
-                let kept = recordsHistory && e.attributes.contains(where: \.isPreservedInHistoryOnDeletion)
                 // Nullified references first (those rows stay, with a new version).
                 for (other, column, relationshipName) in try nullifiedReferences(to: e) {
+                    let cleared = try clearedReferences(other, relationship: relationshipName, to: e, in: db)
                     let update = try db.statement("""
                         UPDATE \(SQLSchema.table(other)) SET \(column) = NULL, _version = _version + 1
                         WHERE \(column) IN (SELECT pk FROM temp._og_batch WHERE entity = ?)
@@ -57,12 +57,13 @@ extension SQLiteStore {
                     while try update.step() {
                         let pk = update.int(at: 0)
                         outcome.updated.append(ObjectID(entityName: other.name, key: .permanent(store: identifier, primaryKey: pk)))
-                        history.append(HistoryRecord(entity: other.name, primaryKey: pk, kind: .update, updated: [relationshipName]))
+                        history.append(HistoryRecord(entity: other.name, primaryKey: pk, kind: .update, updated: [relationshipName],
+                                                     values: cleared[pk].map { [$0] } ?? []))
                     }
                     update.reset()
                 }
                 try removeLinks(of: e, in: db)
-                let tombstones = kept ? try batchTombstones(e, in: db) : [:]
+                let oldRows = recordsHistory ? try batchOldValues(e, in: db) : [:]
                 let delete = try db.statement("""
                     DELETE FROM \(SQLSchema.table(e)) WHERE _pk IN (SELECT pk FROM temp._og_batch WHERE entity = ?) RETURNING _pk
                     """)
@@ -73,7 +74,11 @@ extension SQLiteStore {
                 for pk in keys {
                     outcome.deleted.append(ObjectID(entityName: e.name, key: .permanent(store: identifier, primaryKey: pk)))
                     if recordsHistory {
-                        history.append(HistoryRecord(entity: e.name, primaryKey: pk, kind: .delete, tombstone: tombstones[pk]))
+                        let old = oldRows[pk] ?? [:]
+                        let row = e.properties.indices.map { old[$0] ?? .unloaded }
+                        history.append(HistoryRecord(entity: e.name, primaryKey: pk, kind: .delete,
+                                                     tombstone: Self.tombstone(of: e, row: row),
+                                                     values: old.isEmpty ? [] : Self.historyValues(of: e, old: row, new: nil)))
                     }
                 }
             }
@@ -85,9 +90,10 @@ extension SQLiteStore {
     }
 
     /// Whether deleting rows of `entity` involves other rows: cascades, denials, references
-    /// to clear, link rows, or tombstones to keep.
+    /// to clear, link rows, or tombstones and old values to keep.
     private func needsRules(_ entity: EntityDescription) -> Bool {
         if recordsHistory && entity.attributes.contains(where: \.isPreservedInHistoryOnDeletion) { return true }
+        if recordsHistory && !entity.historyValueIndices.isEmpty { return true }
         for r in entity.relationships {
             if r.isToMany || r.deleteRule == .cascade || r.deleteRule == .deny { return true }
             if let inverse = model.entity(named: r.destinationEntityName)?.relationship(named: r.inverseName),
@@ -225,19 +231,27 @@ extension SQLiteStore {
         }
     }
 
-    /// Tombstone values of the batch's rows of `e` (read before the rows go).
-    private func batchTombstones(_ e: EntityDescription, in db: SQLiteConnection) throws -> [Int64: [String: StoredValue]] {
-        let kept = e.attributes.filter(\.isPreservedInHistoryOnDeletion)
-        let columns = kept.map { SQLSchema.quote($0.name) }.joined(separator: ", ")
-        let statement = try db.statement("SELECT _pk, \(columns) FROM \(SQLSchema.table(e)) WHERE _pk IN (SELECT pk FROM temp._og_batch WHERE entity = ?)")
-        defer { statement.reset() }
-        statement.bind(.string(e.name), at: 1)
-        var result: [Int64: [String: StoredValue]] = [:]
-        while try statement.step() {
-            var values: [String: StoredValue] = [:]
-            for (n, attribute) in kept.enumerated() { values[attribute.name] = statement.value(at: Int32(n + 1), as: attribute.type) }
-            result[statement.int(at: 0)] = values
+    /// The values history keeps of the batch's rows of `e` (tombstones and recorded old
+    /// values), read before the rows go, by primary key and property index.
+    private func batchOldValues(_ e: EntityDescription, in db: SQLiteConnection) throws -> [Int64: [Int: StoredValue]] {
+        let preserved = e.attributeIndices.filter {
+            if case .attribute(let a) = e.properties[$0] { return a.isPreservedInHistoryOnDeletion } else { return false }
         }
-        return result
+        let indices = Array(Set(preserved + e.historyValueIndices)).sorted()
+        return try currentValues(of: e, properties: indices, filter: "WHERE t0._pk IN (SELECT pk FROM temp._og_batch WHERE entity = ?)",
+                                 bindings: [.string(e.name)], in: db)
+    }
+
+    /// The old → nil values of a to-one relationship of `other` that records values, for the
+    /// rows outside the batch whose destination in `e` the batch deletes, by primary key.
+    private func clearedReferences(_ other: EntityDescription, relationship name: String, to e: EntityDescription,
+                                   in db: SQLiteConnection) throws -> [Int64: HistoryValueRecord] {
+        guard recordsHistory, let index = other.propertyIndexByName[name], other.historyValueIndices.contains(index) else { return [:] }
+        let column = "t0.\(SQLSchema.quote(name))"
+        let rows = try currentValues(of: other, properties: [index], filter: """
+            WHERE \(column) IN (SELECT pk FROM temp._og_batch WHERE entity = ?)
+              AND t0._pk NOT IN (SELECT pk FROM temp._og_batch WHERE entity = ?)
+            """, bindings: [.string(e.name), .string(other.name)], in: db)
+        return rows.compactMapValues { row in row[index].map { HistoryValueRecord(index: index, old: $0, new: .null) } }
     }
 }

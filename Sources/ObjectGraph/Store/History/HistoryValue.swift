@@ -88,6 +88,12 @@ public struct HistoryValueChange: Sendable, Hashable {
     /// The value after the change; nil for a delete.
     public let new: HistoryValue?
 
+    /// A pair of values, as history reads them (for comparisons in tests and previews).
+    public init(old: HistoryValue?, new: HistoryValue?) {
+        self.old = old
+        self.new = new
+    }
+
     /// The old value as the attribute's Swift type (see ``HistoryValue/value(as:)``).
     public func old<V: AttributeValue>(as type: V.Type = V.self) -> V? { old?.value(as: type) }
 

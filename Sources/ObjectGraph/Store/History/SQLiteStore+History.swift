@@ -63,7 +63,7 @@ extension SQLiteStore {
             consumer TEXT PRIMARY KEY, number INTEGER NOT NULL, updated REAL NOT NULL);
         CREATE TABLE IF NOT EXISTS _og_history_value (
             change INTEGER NOT NULL, property TEXT NOT NULL, type INTEGER NOT NULL, destination TEXT, old, new,
-            PRIMARY KEY (change, property));
+            PRIMARY KEY (change, property)) WITHOUT ROWID;
         CREATE INDEX IF NOT EXISTS _og_history_change_object ON _og_history_change(entity, pk, txn);
         """
 
@@ -115,6 +115,8 @@ extension SQLiteStore {
         let number = sqlite3_last_insert_rowid(db.handle)
         let change = try db.statement("INSERT INTO _og_history_change (txn, entity, pk, kind, updated) VALUES (?, ?, ?, ?, ?)")
         let tombstone = try db.statement("INSERT INTO _og_history_tombstone (change, attribute, value) VALUES (?, ?, ?)")
+        let value = try db.statement(Self.valueInsertSQL)
+        var entity: EntityDescription?   // records come grouped by entity: look each up once
         for record in records {
             change.reset()
             change.bind([.int(number), .string(record.entity), .int(record.primaryKey), .int(Int64(record.kind.rawValue)),
@@ -124,8 +126,9 @@ extension SQLiteStore {
             guard !kept.isEmpty || !record.values.isEmpty else { continue }
             let changeID = sqlite3_last_insert_rowid(db.handle)
             var inValues = Set<String>()
-            if !record.values.isEmpty, let entity = model.entity(named: record.entity) {
-                try recordValues(record.values, change: changeID, entity: entity, in: db)
+            if entity?.name != record.entity { entity = model.entity(named: record.entity) }
+            if !record.values.isEmpty, let entity {
+                try recordValues(record.values, change: changeID, entity: entity, with: value)
                 if !kept.isEmpty { inValues = Set(record.values.compactMap { entity.properties[safe: $0.index]?.name }) }
             }
             for (name, value) in kept where !inValues.contains(name) {

@@ -51,7 +51,8 @@ enum HistoryValueType: Int64 {
 /// Values of properties in persistent history (`_og_history_value`): one row per change and
 /// property, holding the old and the new value in their column form (decimals as canonical
 /// text, dates as seconds, to-one relationships as the destination's key), so each value is
-/// stored once, beside its type.
+/// stored once, beside its type. The table is keyed by (change, property) without a rowid:
+/// one B-tree, no second index to keep, and a large text goes to overflow pages once.
 extension SQLiteStore {
     /// The values history records for a change of `entity`: every recording property's new
     /// value (insert, `old` nil), old value (delete, `new` nil), or, when both are given,
@@ -70,21 +71,27 @@ extension SQLiteStore {
 
     // MARK: Writing
 
-    /// Writes one change's values; call it inside the write transaction, after the change row.
+    static let valueInsertSQL =
+        "INSERT INTO _og_history_value (change, property, type, destination, old, new) VALUES (?, ?, ?, ?, ?, ?)"
+
+    /// Writes one change's values with `statement` (`valueInsertSQL`); call it inside the
+    /// write transaction, after the change row.
     func recordValues(_ values: [HistoryValueRecord], change: Int64, entity: EntityDescription,
-                      in db: SQLiteConnection) throws {
-        let statement = try db.statement(
-            "INSERT INTO _og_history_value (change, property, type, destination, old, new) VALUES (?, ?, ?, ?, ?, ?)")
+                      with statement: SQLiteStatement) throws {
         for value in values {
             guard let property = entity.properties[safe: value.index] else { continue }
-            let type: HistoryValueType, destination: StoredValue
-            switch property {
-            case .attribute(let a): (type, destination) = (HistoryValueType(a.type), .null)
-            case .relationship(let r): (type, destination) = (.reference, .string(r.destinationEntityName))
-            }
             statement.reset()
-            statement.bind([.int(change), .string(property.name), .int(type.rawValue), destination,
-                            value.old ?? .null, value.new ?? .null])
+            statement.bind(.int(change), at: 1)
+            statement.bind(.string(property.name), at: 2)
+            switch property {
+            case .attribute(let a):
+                statement.bind(.int(HistoryValueType(a.type).rawValue), at: 3)
+            case .relationship(let r):
+                statement.bind(.int(HistoryValueType.reference.rawValue), at: 3)
+                statement.bind(.string(r.destinationEntityName), at: 4)
+            }
+            statement.bind(value.old ?? .null, at: 5)
+            statement.bind(value.new ?? .null, at: 6)
             try statement.run()
         }
     }

@@ -21,7 +21,8 @@ extension SQLiteStore {
                      author: String?, contextName: String?) throws -> BatchOutcome {
         try batchWrite { db in
             var outcome = BatchOutcome()
-            var history: [HistoryRecord] = []
+            // History is written row by row, so rows made on demand are never all in memory.
+            var history = recordsHistory ? try HistoryWriter(store: self, author: author, contextName: contextName, db: db) : nil
             let table = table(for: entity)
             let statement = try db.statement(table.insertSQL)
             // Keys are reserved in blocks, so the sequence row is written a few times, not once per row.
@@ -39,16 +40,12 @@ extension SQLiteStore {
                 for (n, column) in table.columns.enumerated() { statement.bind(values[column.index], at: Int32(n + 2)) }
                 try statement.run()
                 outcome.inserted.append(ObjectID(entityName: entity.name, key: .permanent(store: identifier, primaryKey: pk)))
-                if recordsHistory {
-                    history.append(HistoryRecord(entity: entity.name, primaryKey: pk, kind: .insert,
-                                                 values: Self.historyValues(of: entity, old: nil, new: values)))
-                }
+                try history?.append(HistoryRecord(entity: entity.name, primaryKey: pk, kind: .insert,
+                                                  values: Self.historyValues(of: entity, old: nil, new: values)))
             }
             try finish()
             // Unused reserved keys are simply skipped: keys are never reused anyway.
-            if recordsHistory && !history.isEmpty {
-                outcome.historyToken = try recordHistory(history, author: author, contextName: contextName, in: db)
-            }
+            outcome.historyToken = history?.finish()
             return outcome
         }
     }

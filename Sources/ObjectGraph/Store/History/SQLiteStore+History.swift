@@ -105,39 +105,12 @@ extension SQLiteStore {
     // MARK: Writing
 
     /// Records a transaction and its changes; call it inside the write transaction.
+    /// Nil when there is no record (nothing is written then).
     func recordHistory(_ records: [HistoryRecord], author: String?, contextName: String?,
-                       in db: SQLiteConnection) throws -> PersistentHistoryToken {
-        let transaction = try db.statement(
-            "INSERT INTO _og_history_transaction (timestamp, author, context, pid, coordinator) VALUES (?, ?, ?, ?, ?)")
-        transaction.bind([.double(Date().timeIntervalSince1970), author.map(StoredValue.string) ?? .null,
-                          contextName.map(StoredValue.string) ?? .null, .int(Int64(getpid())), .string(writerIdentity)])
-        try transaction.run()
-        let number = sqlite3_last_insert_rowid(db.handle)
-        let change = try db.statement("INSERT INTO _og_history_change (txn, entity, pk, kind, updated) VALUES (?, ?, ?, ?, ?)")
-        let tombstone = try db.statement("INSERT INTO _og_history_tombstone (change, attribute, value) VALUES (?, ?, ?)")
-        let value = try db.statement(Self.valueInsertSQL)
-        var entity: EntityDescription?   // records come grouped by entity: look each up once
-        for record in records {
-            change.reset()
-            change.bind([.int(number), .string(record.entity), .int(record.primaryKey), .int(Int64(record.kind.rawValue)),
-                         record.updated.isEmpty ? .null : .string(record.updated.joined(separator: ","))])
-            try change.run()
-            let kept = record.tombstone ?? [:]
-            guard !kept.isEmpty || !record.values.isEmpty else { continue }
-            let changeID = sqlite3_last_insert_rowid(db.handle)
-            var inValues = Set<String>()
-            if entity?.name != record.entity { entity = model.entity(named: record.entity) }
-            if !record.values.isEmpty, let entity {
-                try recordValues(record.values, change: changeID, entity: entity, with: value)
-                if !kept.isEmpty { inValues = Set(record.values.compactMap { entity.properties[safe: $0.index]?.name }) }
-            }
-            for (name, value) in kept where !inValues.contains(name) {
-                tombstone.reset()
-                tombstone.bind([.int(changeID), .string(name), value])
-                try tombstone.run()
-            }
-        }
-        return PersistentHistoryToken(storeIdentifier: identifier, transactionNumber: number)
+                       in db: SQLiteConnection) throws -> PersistentHistoryToken? {
+        var writer = try HistoryWriter(store: self, author: author, contextName: contextName, db: db)
+        for record in records { try writer.append(record) }
+        return writer.finish()
     }
 
     /// The values of the attributes a deleted row keeps in history (nil when none are

@@ -84,29 +84,7 @@ enum SaveCostBenchmark {
     /// transaction, a change per row, two value rows per change (old values known, as a
     /// context knows its base).
     private static func rawSQLite(updates: Int, path: String, history: Bool) throws -> Double {
-        let db = try RawSQLite(path: path)
-        try db.exec("""
-            CREATE TABLE invoice (_pk INTEGER PRIMARY KEY, _version INTEGER NOT NULL DEFAULT 1, identifier TEXT,
-                                  amount TEXT, status TEXT, notes TEXT);
-            CREATE TABLE _og_history_transaction (number INTEGER PRIMARY KEY AUTOINCREMENT, timestamp REAL NOT NULL,
-                author TEXT, context TEXT, pid INTEGER NOT NULL, coordinator TEXT NOT NULL);
-            CREATE TABLE _og_history_change (id INTEGER PRIMARY KEY, txn INTEGER NOT NULL, entity TEXT NOT NULL,
-                pk INTEGER NOT NULL, kind INTEGER NOT NULL, updated TEXT);
-            CREATE INDEX _og_history_change_txn ON _og_history_change(txn);
-            CREATE INDEX _og_history_change_object ON _og_history_change(entity, pk, txn);
-            CREATE TABLE _og_history_value (change INTEGER NOT NULL, property TEXT NOT NULL, type INTEGER NOT NULL,
-                destination TEXT, old, new, PRIMARY KEY (change, property)) WITHOUT ROWID;
-            BEGIN;
-            """)
-        let insert = try db.statement("INSERT INTO invoice (_pk, identifier, amount, status) VALUES (?, ?, ?, 'draft')")
-        for n in 0..<updates {
-            sqlite3_reset(insert)
-            sqlite3_bind_int64(insert, 1, Int64(n + 1))
-            db.bind(insert, 2, "INV-\(n)")
-            db.bind(insert, 3, "\(Decimal(n) / 100)")
-            try db.run(insert)
-        }
-        try db.exec("COMMIT")
+        let db = try seed(updates: updates, path: path)
         let olds = (0..<updates).map { "\(Decimal($0) / 100)" }, news = (0..<updates).map { "\(Decimal($0) / 100 + 1)" }
         let update = try db.statement("UPDATE invoice SET _version = _version + 1, amount = ?, status = ? WHERE _pk = ? AND _version = ?")
         let transaction = try db.statement("INSERT INTO _og_history_transaction (timestamp, author, context, pid, coordinator) VALUES (?, NULL, 'bench', ?, 'raw')")
@@ -147,5 +125,33 @@ enum SaveCostBenchmark {
         }
         try db.exec("COMMIT")
         return nowMilliseconds() - start
+    }
+
+    /// A raw file with ObjectGraph's history tables and `updates` invoices.
+    private static func seed(updates: Int, path: String) throws -> RawSQLite {
+        let db = try RawSQLite(path: path)
+        try db.exec("""
+            CREATE TABLE invoice (_pk INTEGER PRIMARY KEY, _version INTEGER NOT NULL DEFAULT 1, identifier TEXT,
+                                  amount TEXT, status TEXT, notes TEXT);
+            CREATE TABLE _og_history_transaction (number INTEGER PRIMARY KEY AUTOINCREMENT, timestamp REAL NOT NULL,
+                author TEXT, context TEXT, pid INTEGER NOT NULL, coordinator TEXT NOT NULL);
+            CREATE TABLE _og_history_change (id INTEGER PRIMARY KEY, txn INTEGER NOT NULL, entity TEXT NOT NULL,
+                pk INTEGER NOT NULL, kind INTEGER NOT NULL, updated TEXT);
+            CREATE INDEX _og_history_change_txn ON _og_history_change(txn);
+            CREATE INDEX _og_history_change_object ON _og_history_change(entity, pk, txn);
+            CREATE TABLE _og_history_value (change INTEGER NOT NULL, property TEXT NOT NULL, type INTEGER NOT NULL,
+                destination TEXT, old, new, PRIMARY KEY (change, property)) WITHOUT ROWID;
+            BEGIN;
+            """)
+        let insert = try db.statement("INSERT INTO invoice (_pk, identifier, amount, status) VALUES (?, ?, ?, 'draft')")
+        for n in 0..<updates {
+            sqlite3_reset(insert)
+            sqlite3_bind_int64(insert, 1, Int64(n + 1))
+            db.bind(insert, 2, "INV-\(n)")
+            db.bind(insert, 3, "\(Decimal(n) / 100)")
+            try db.run(insert)
+        }
+        try db.exec("COMMIT")
+        return db
     }
 }

@@ -6,12 +6,7 @@ import ObjectGraph
 /// Rules checked at save: a name is required; the email is optional but, when present, a
 /// valid address used by no other client; every text is one line, without control
 /// characters. Deleting a client deletes its invoices.
-///
-/// Persistent history records the values of every attribute (who changed what, from what
-/// to what), for the history pages.
 public final class Client: ManagedObject {
-    public override class var recordsValuesInHistory: Bool { true }
-
     /// The name invoices are addressed to (a company or a person). Indexed: the client list
     /// is sorted by it by default, and a page of 50 then reads 50 rows instead of sorting all.
     @Attribute(.required, .singleLine, .maxLength(200), .indexed) public var name: String

@@ -9,12 +9,7 @@ import ObjectGraph
 /// currency are one line; notes may span lines; none holds other control characters.
 ///
 /// Dates are days: midnight UTC of the day (see ``CalendarDay``).
-///
-/// Persistent history records the values of every attribute and the client, for the history
-/// pages.
 public final class Invoice: ManagedObject {
-    public override class var recordsValuesInHistory: Bool { true }
-
     /// The invoice number printed on it ("INV-2025-00042"); unique.
     @Attribute(.required, .unique, .singleLine, .maxLength(64)) public var identifier: String
     /// At most 999,999,999,999,999.9999, so totals stay exact (see ``Money/maximumIntegerDigits``).

@@ -29,6 +29,11 @@ let package = Package(
             "CSQLiteBench",
             .product(name: "ObjectGraph", package: "Invoices"),
         ]),
+        // Issue 14, part 5: what recording values in history costs a save; one object's history among 1M transactions.
+        .executableTarget(name: "history-values-bench", dependencies: [
+            "CSQLiteBench",
+            .product(name: "ObjectGraph", package: "Invoices"),
+        ]),
         // A bare C libmicrohttpd handler, the baseline for the WebServer benchmark.
         .target(name: "CBareMHD", linkerSettings: [.linkedLibrary("microhttpd")]),
         // WebServer routes against the bare handler, driven by wrk.

@@ -41,4 +41,9 @@ public enum AttributeConstraint: Sendable, Hashable {
     /// change's ``Tombstone``), so a consumer in another process can tell what was deleted:
     /// an email to forget, a file to remove. Like `indexed`, never part of the model's hash.
     case preservedInHistoryOnDeletion
+    /// Persistent history records the attribute's values with each change: the new value of
+    /// an insert, the old value of a delete, old and new of an update that changes it (see
+    /// ``PersistentHistoryChange/values``). `ManagedObject.recordsValuesInHistory` does it for
+    /// every attribute of an entity. Never part of the model's hash.
+    case recordsValuesInHistory
 }

@@ -18,6 +18,9 @@ public final class EntityDescription: Sendable, CustomStringConvertible {
     let attributeIndices: [Int]
     let relationshipIndices: [Int]
     let uniquenessIndices: [[Int]]
+    /// The properties whose values persistent history records (attributes and to-one
+    /// relationships), in declaration order.
+    let historyValueIndices: [Int]
 
     // Key path → property path, resolved by reading the key path on the prototype.
     // Guarded by `keyPathLock`: many queues resolve key paths (fetches, sorts) at once.
@@ -41,6 +44,12 @@ public final class EntityDescription: Sendable, CustomStringConvertible {
             if case .relationship = properties[$0] { return true } else { return false }
         }
         self.uniquenessIndices = uniquenessIndices
+        self.historyValueIndices = properties.indices.filter {
+            switch properties[$0] {
+            case .attribute(let a): return a.recordsValuesInHistory
+            case .relationship(let r): return r.recordsValuesInHistory
+            }
+        }
         self.uniquenessConstraints = uniquenessIndices.map { $0.map { properties[$0].name } }
     }
 

@@ -69,19 +69,28 @@ struct ModelBuilder {
     /// The entity's properties, relationships with their inverses still unnamed.
     private mutating func describe(_ entity: Declared, typeNames: [ObjectIdentifier: String]) throws -> [PropertyDescription] {
         var described: [PropertyDescription] = []
+        // The entity-wide switch covers every attribute and to-one relationship.
+        let recordsAll = entity.type.recordsValuesInHistory
         for (index, (name, declaration)) in zip(entity.propertyNames, entity.declarations).enumerated() {
             switch declaration {
             case let .attribute(type, isOptional, defaultValue, constraints):
                 described.append(.attribute(AttributeDescription(
-                    name: name, type: type, isOptional: isOptional, constraints: constraints, defaultValue: defaultValue)))
-            case let .relationship(destination, cardinality, inverse, deleteRule, isRequired, minCount, maxCount):
+                    name: name, type: type, isOptional: isOptional, constraints: constraints, defaultValue: defaultValue,
+                    recordsValuesInHistory: recordsAll || constraints.contains(.recordsValuesInHistory))))
+            case let .relationship(destination, cardinality, inverse, deleteRule, isRequired, minCount, maxCount, recordsValues):
                 guard let destinationName = typeNames[ObjectIdentifier(destination)] else {
                     throw ModelError.unknownDestination(
                         entity: entity.name, relationship: name, destination: String(describing: destination))
                 }
+                if recordsValues && cardinality != .toOne {
+                    throw ModelError.unsupportedDeclaration(
+                        entity: entity.name, reason: "\(name) is a to-many relationship, and only to-one relationships record "
+                            + "values in history (the to-one side of it records them); remove recordsValuesInHistory there")
+                }
                 described.append(.relationship(RelationshipDescription(
                     name: name, destinationEntityName: destinationName, cardinality: cardinality,
-                    inverseName: "", deleteRule: deleteRule, isRequired: isRequired, minCount: minCount, maxCount: maxCount)))
+                    inverseName: "", deleteRule: deleteRule, isRequired: isRequired, minCount: minCount, maxCount: maxCount,
+                    recordsValuesInHistory: cardinality == .toOne && (recordsAll || recordsValues))))
                 if let inverse {
                     pendingInverses.append(PendingInverse(entity: entity.name, index: index, keyPath: inverse,
                                                           destination: destinationName))

@@ -20,6 +20,9 @@ public struct AttributeDescription: Sendable, Hashable {
     public let isOptional: Bool
     public let constraints: [AttributeConstraint]
     let defaultValue: StoredValue
+    /// Whether persistent history records the attribute's old and new values: declared
+    /// `@Attribute(.recordsValuesInHistory)`, or for the whole entity.
+    public let recordsValuesInHistory: Bool
 
     public var isUnique: Bool { constraints.contains(.unique) }
     public var isIndexed: Bool { constraints.contains(.indexed) }
@@ -43,6 +46,10 @@ public struct RelationshipDescription: Sendable, Hashable {
     public let isRequired: Bool
     public let minCount: Int?
     public let maxCount: Int?
+    /// To-one only: whether persistent history records the destination's ``ObjectID`` before
+    /// and after each change, declared `@Relationship(recordsValuesInHistory: true)` or for
+    /// the whole entity.
+    public let recordsValuesInHistory: Bool
 
     public var isToMany: Bool { cardinality != .toOne }
 }

@@ -52,18 +52,21 @@ public struct Relationship<Value: RelationshipValue> {
     ///   - isRequired: to-one only: a destination must be set at save.
     ///   - minCount: to-many only: at least this many destinations at save.
     ///   - maxCount: to-many only: at most this many destinations at save.
+    ///   - recordsValuesInHistory: to-one only: persistent history records the destination's
+    ///     object ID before and after each change (see ``PersistentHistoryChange/values``).
     public init(inverse: PartialKeyPath<Value.Destination>? = nil,
                 deleteRule: DeleteRule = .nullify,
                 isRequired: Bool = false,
                 minCount: Int? = nil,
-                maxCount: Int? = nil) {
+                maxCount: Int? = nil,
+                recordsValuesInHistory: Bool = false) {
         let state = ThreadState.current
         index = state.takeIndex()
         if case .describing = state.mode {
             state.declarations.append(.relationship(
                 destination: Value.Destination.self, cardinality: Value.cardinality,
                 inverse: inverse, deleteRule: deleteRule, isRequired: isRequired,
-                minCount: minCount, maxCount: maxCount))
+                minCount: minCount, maxCount: maxCount, recordsValuesInHistory: recordsValuesInHistory))
         }
     }
 

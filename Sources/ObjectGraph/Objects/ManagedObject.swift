@@ -140,6 +140,14 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     /// ```
     open class var uniquenessConstraints: [[AnyKeyPath]] { [] }
 
+    /// Whether persistent history records the values of every attribute and to-one
+    /// relationship of the entity, as `@Attribute(.recordsValuesInHistory)` does for one.
+    ///
+    /// ```swift
+    /// override class var recordsValuesInHistory: Bool { true }
+    /// ```
+    open class var recordsValuesInHistory: Bool { false }
+
     // MARK: State
 
     /// Whether the object's values have not been loaded yet.

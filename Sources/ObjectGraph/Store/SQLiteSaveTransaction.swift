@@ -5,6 +5,11 @@ import Foundation
 /// inserts, then the updates, then the deletes, then the history record. Any error leaves
 /// the transaction to be rolled back: all of the save, or nothing.
 ///
+/// History records the values of properties that record them as they reach the file: old
+/// values are the row the write replaced (the context's base when the row was at the version
+/// it read, the file's row when a merge policy wrote over a newer one), so a chain of nested
+/// saves records once, what the root wrote.
+///
 /// Optimistic locking: an update or delete names the row version its context read
 /// (`UPDATE … WHERE _pk = ? AND _version = ?`); a row found at another version is a
 /// conflict, resolved per property by the request's merge policy (``PropertyMerge``).
@@ -118,7 +123,8 @@ struct SQLiteSaveTransaction {
         try uniquenessChecked(id: id, pk: pk, values: values, entity: entity) { try statement.run() }
         try store.writeToMany(entity: entity, ownerKey: pk, values: values, base: nil, in: db)
         result.written[id] = RowSnapshot(values: values, version: 1)
-        record(HistoryRecord(entity: entity.name, primaryKey: pk, kind: .insert))
+        record(HistoryRecord(entity: entity.name, primaryKey: pk, kind: .insert,
+                             values: SQLiteStore.historyValues(of: entity, old: nil, new: values)))
     }
 
     private mutating func writeUpsert(id: ObjectID, pk: Int64, values: [StoredValue], existing: RowSnapshot,
@@ -132,7 +138,8 @@ struct SQLiteSaveTransaction {
         }
         result.written[id] = RowSnapshot(values: values, version: existing.version + 1)
         record(HistoryRecord(entity: entity.name, primaryKey: pk, kind: .update,
-                             updated: SQLiteStore.changedProperties(values, from: existing.values, entity: entity)))
+                             updated: SQLiteStore.changedProperties(values, from: existing.values, entity: entity),
+                             values: SQLiteStore.historyValues(of: entity, old: existing.values, new: values)))
     }
 
     // MARK: Updates
@@ -142,6 +149,9 @@ struct SQLiteSaveTransaction {
         let table = store.table(for: entity)
         var values = try resolved(update.values)
         var expected = update.expectedVersion
+        // What the row held before this write: the base, since the row is at the version the
+        // base was read at when the first write succeeds (versions change with every write).
+        var old = update.base
         let changedColumns = table.columns.indices.filter { n in
             let i = table.columns[n].index
             return i >= update.base.count || PropertyMerge.changedByUs(base: update.base[i], ours: update.values[i])
@@ -163,6 +173,7 @@ struct SQLiteSaveTransaction {
             guard let merged = resolveConflict(update, values: values, theirs: theirs, entity: entity) else { return }
             values = merged
             expected = theirs.version
+            old = theirs.values
             let rewrote = try uniquenessChecked(id: update.id, pk: pk, values: values, entity: entity) {
                 try store.runUpdate(table, pk: pk, values: values, expected: expected, in: db)
             }
@@ -171,7 +182,8 @@ struct SQLiteSaveTransaction {
         try store.writeToMany(entity: entity, ownerKey: pk, values: values, base: update.base, in: db)
         result.written[update.id] = RowSnapshot(values: values, version: expected + 1)
         record(HistoryRecord(entity: entity.name, primaryKey: pk, kind: .update,
-                             updated: SQLiteStore.changedProperties(values, from: update.base, entity: entity)))
+                             updated: SQLiteStore.changedProperties(values, from: update.base, entity: entity),
+                             values: SQLiteStore.historyValues(of: entity, old: old, new: values)))
     }
 
     /// The values to write over a row changed elsewhere, or nil when the policy keeps the
@@ -217,7 +229,9 @@ struct SQLiteSaveTransaction {
     private mutating func write(_ delete: SaveRequest.Delete) throws {
         guard let entity = store.model.entity(named: delete.entity), let pk = delete.id.primaryKey else { return }
         let table = store.table(for: entity)
-        let tombstone = store.recordsHistory ? try store.tombstoneValues(entity: entity, primaryKey: pk, in: db) : nil
+        // The row before it goes, for the tombstone and the old values history keeps.
+        let keepsValues = !entity.historyValueIndices.isEmpty || entity.attributes.contains(where: \.isPreservedInHistoryOnDeletion)
+        let row = store.recordsHistory && keepsValues ? try store.currentRow(pk: pk, table: table, in: db)?.values : nil
         let statement = try db.statement(table.deleteSQL)
         statement.bind([.int(pk), .int(delete.expectedVersion)])
         try statement.run()
@@ -235,7 +249,9 @@ struct SQLiteSaveTransaction {
         }
         try store.deleteLinks(entity: entity, key: pk, in: db)
         result.deleted.insert(delete.id)
-        record(HistoryRecord(entity: entity.name, primaryKey: pk, kind: .delete, tombstone: tombstone))
+        record(HistoryRecord(entity: entity.name, primaryKey: pk, kind: .delete,
+                             tombstone: row.flatMap { SQLiteStore.tombstone(of: entity, row: $0) },
+                             values: row.map { SQLiteStore.historyValues(of: entity, old: $0, new: nil) } ?? []))
     }
 
     // MARK: Uniqueness

@@ -82,5 +82,5 @@ enum PropertyDeclaration {
                    constraints: [AttributeConstraint])
     case relationship(destination: ManagedObject.Type, cardinality: RelationshipDescription.Cardinality,
                       inverse: AnyKeyPath?, deleteRule: DeleteRule, isRequired: Bool,
-                      minCount: Int?, maxCount: Int?)
+                      minCount: Int?, maxCount: Int?, recordsValuesInHistory: Bool)
 }

@@ -6,9 +6,11 @@ import ObjectGraph
 /// model hash into the file.
 public final class Account: ManagedObject {
     @Attribute(.required) public var name: String
-    /// Kept in persistent history when an account is deleted, so the other side knows which.
-    @Attribute(.preservedInHistoryOnDeletion) public var email: String?
-    @Attribute(.minimum(0)) public var balance: Int = 0
+    /// Kept in persistent history when an account is deleted, so the other side knows which;
+    /// its values are recorded too (the tombstone's copy is then the recorded old value).
+    @Attribute(.preservedInHistoryOnDeletion, .recordsValuesInHistory) public var email: String?
+    /// History records old → new, so the other side can tell what another process changed.
+    @Attribute(.minimum(0), .recordsValuesInHistory) public var balance: Int = 0
     /// Set by the latency benchmark: which commit made the change.
     @Attribute public var sequence: Int64 = 0
     @Relationship(inverse: \Entry.account, deleteRule: .cascade) public var entries: Set<Entry>

@@ -21,7 +21,8 @@ extension SQLiteStore {
                      author: String?, contextName: String?) throws -> BatchOutcome {
         try batchWrite { db in
             var outcome = BatchOutcome()
-            var history: [HistoryRecord] = []
+            // History is written row by row, so rows made on demand are never all in memory.
+            var history = recordsHistory ? try HistoryWriter(store: self, author: author, contextName: contextName, db: db) : nil
             let table = table(for: entity)
             let statement = try db.statement(table.insertSQL)
             // Keys are reserved in blocks, so the sequence row is written a few times, not once per row.
@@ -39,18 +40,20 @@ extension SQLiteStore {
                 for (n, column) in table.columns.enumerated() { statement.bind(values[column.index], at: Int32(n + 2)) }
                 try statement.run()
                 outcome.inserted.append(ObjectID(entityName: entity.name, key: .permanent(store: identifier, primaryKey: pk)))
-                if recordsHistory { history.append(HistoryRecord(entity: entity.name, primaryKey: pk, kind: .insert)) }
+                try history?.append(HistoryRecord(entity: entity.name, primaryKey: pk, kind: .insert,
+                                                  values: Self.historyValues(of: entity, old: nil, new: values)))
             }
             try finish()
             // Unused reserved keys are simply skipped: keys are never reused anyway.
-            if recordsHistory && !history.isEmpty {
-                outcome.historyToken = try recordHistory(history, author: author, contextName: contextName, in: db)
-            }
+            outcome.historyToken = history?.finish()
             return outcome
         }
     }
 
     /// Sets `values` (column property index → value) on the rows matching `condition`.
+    ///
+    /// When history records values of properties it sets, their old values are read first,
+    /// in the same transaction (one SELECT with the update's own filter, those columns only).
     func batchUpdate(_ entity: EntityDescription, where condition: SQLFragment?, values: [(Int, StoredValue)],
                      author: String?, contextName: String?) throws -> BatchOutcome {
         try batchWrite { db in
@@ -71,6 +74,10 @@ extension SQLiteStore {
                     related.append((r.destinationEntityName, pk, r.inverseName))
                 }
             }
+            let recorded = recordsHistory ? values.map(\.0).filter { entity.historyValueIndices.contains($0) } : []
+            // The update's own filter, so the rows read are the rows it changes.
+            let oldValues = try currentValues(of: entity, properties: recorded, filter: filter,
+                                              bindings: condition?.bindings ?? [], in: db)
             let statement = try db.statement("UPDATE \(table) SET _version = _version + 1\(assignments)\(filter) RETURNING _pk")
             defer { statement.reset() }
             statement.bind(values.map(\.1) + (condition?.bindings ?? []))
@@ -88,11 +95,24 @@ extension SQLiteStore {
             }
             if recordsHistory && !keys.isEmpty {
                 let names = values.map { entity.properties[$0.0].name }
-                let records = keys.map { HistoryRecord(entity: entity.name, primaryKey: $0, kind: .update, updated: names) }
-                    + relatedRecords
+                let records = keys.map { pk in
+                    HistoryRecord(entity: entity.name, primaryKey: pk, kind: .update, updated: names,
+                                  values: Self.batchValues(entity, set: values, recorded: recorded, old: oldValues[pk]))
+                } + relatedRecords
                 outcome.historyToken = try recordHistory(records, author: author, contextName: contextName, in: db)
             }
             return outcome
+        }
+    }
+
+    /// The values history records for one row of a batch update: old → new of each recorded
+    /// property the update set and changed.
+    private static func batchValues(_ entity: EntityDescription, set values: [(Int, StoredValue)], recorded: [Int],
+                                    old: [Int: StoredValue]?) -> [HistoryValueRecord] {
+        guard let old, !recorded.isEmpty else { return [] }
+        return values.compactMap { index, new in
+            guard recorded.contains(index), let before = old[index], !ManagedObject.sameValue(before, new) else { return nil }
+            return HistoryValueRecord(index: index, old: before, new: new)
         }
     }
 

@@ -23,71 +23,91 @@ extension SQLiteStore {
             try db.execute("CREATE TEMP TABLE IF NOT EXISTS _og_batch (entity TEXT NOT NULL, pk INTEGER NOT NULL, PRIMARY KEY (entity, pk)) WITHOUT ROWID")
             try db.execute("DELETE FROM temp._og_batch")
             defer { try? db.execute("DELETE FROM temp._og_batch") }
-            let table = SQLSchema.table(entity)
-            switch selection {
-            case .condition(let condition):
-                let select = try db.statement("INSERT INTO temp._og_batch (entity, pk) SELECT ?, t0._pk FROM \(table) t0"
-                                              + (condition.map { " WHERE \($0.sql)" } ?? ""))
-                select.bind([.string(entity.name)] + (condition?.bindings ?? []))
-                try select.run()
-            case .keys(let keys):
-                let insert = try db.statement("INSERT OR IGNORE INTO temp._og_batch (entity, pk) SELECT ?, _pk FROM \(table) WHERE _pk = ?")
-                for key in keys {
-                    insert.reset()
-                    insert.bind([.string(entity.name), .int(key)])
-                    try insert.run()
-                }
-            }
+            try select(selection, of: entity, in: db)
             try cascade(in: db)
             let entities = try batchEntities(in: db)
             try checkRules(for: entities, in: db)
 
             var outcome = BatchOutcome()
-            var history: [HistoryRecord] = []
+            var history = recordsHistory ? try HistoryWriter(store: self, author: author, contextName: contextName, db: db) : nil
             for e in entities {
-                let kept = recordsHistory && e.attributes.contains(where: \.isPreservedInHistoryOnDeletion)
                 // Nullified references first (those rows stay, with a new version).
-                for (other, column, relationshipName) in try nullifiedReferences(to: e) {
-                    let update = try db.statement("""
-                        UPDATE \(SQLSchema.table(other)) SET \(column) = NULL, _version = _version + 1
-                        WHERE \(column) IN (SELECT pk FROM temp._og_batch WHERE entity = ?)
-                          AND _pk NOT IN (SELECT pk FROM temp._og_batch WHERE entity = ?) RETURNING _pk
-                        """)
-                    update.bind([.string(e.name), .string(other.name)])
-                    while try update.step() {
-                        let pk = update.int(at: 0)
-                        outcome.updated.append(ObjectID(entityName: other.name, key: .permanent(store: identifier, primaryKey: pk)))
-                        history.append(HistoryRecord(entity: other.name, primaryKey: pk, kind: .update, updated: [relationshipName]))
-                    }
-                    update.reset()
-                }
+                try nullifyReferences(to: e, outcome: &outcome, history: &history, in: db)
                 try removeLinks(of: e, in: db)
-                let tombstones = kept ? try batchTombstones(e, in: db) : [:]
-                let delete = try db.statement("""
-                    DELETE FROM \(SQLSchema.table(e)) WHERE _pk IN (SELECT pk FROM temp._og_batch WHERE entity = ?) RETURNING _pk
-                    """)
-                delete.bind(.string(e.name), at: 1)
-                var keys: [Int64] = []
-                while try delete.step() { keys.append(delete.int(at: 0)) }
-                delete.reset()
-                for pk in keys {
-                    outcome.deleted.append(ObjectID(entityName: e.name, key: .permanent(store: identifier, primaryKey: pk)))
-                    if recordsHistory {
-                        history.append(HistoryRecord(entity: e.name, primaryKey: pk, kind: .delete, tombstone: tombstones[pk]))
-                    }
-                }
+                try deleteRows(of: e, outcome: &outcome, history: &history, in: db)
             }
-            if recordsHistory && !history.isEmpty {
-                outcome.historyToken = try recordHistory(history, author: author, contextName: contextName, in: db)
-            }
+            outcome.historyToken = history?.finish()
             return outcome
         }
     }
 
+    /// Puts the keys of the request's rows in `temp._og_batch`.
+    private func select(_ selection: DeleteSelection, of entity: EntityDescription, in db: SQLiteConnection) throws {
+        let table = SQLSchema.table(entity)
+        switch selection {
+        case .condition(let condition):
+            let select = try db.statement("INSERT INTO temp._og_batch (entity, pk) SELECT ?, t0._pk FROM \(table) t0"
+                                          + (condition.map { " WHERE \($0.sql)" } ?? ""))
+            select.bind([.string(entity.name)] + (condition?.bindings ?? []))
+            try select.run()
+        case .keys(let keys):
+            let insert = try db.statement("INSERT OR IGNORE INTO temp._og_batch (entity, pk) SELECT ?, _pk FROM \(table) WHERE _pk = ?")
+            for key in keys {
+                insert.reset()
+                insert.bind([.string(entity.name), .int(key)])
+                try insert.run()
+            }
+        }
+    }
+
+    /// Clears the to-one references of rows outside the batch to the batch's rows of `e`.
+    private func nullifyReferences(to e: EntityDescription, outcome: inout BatchOutcome, history: inout HistoryWriter?,
+                                   in db: SQLiteConnection) throws {
+        for (other, column, relationshipName) in try nullifiedReferences(to: e) {
+            let cleared = try clearedReferences(other, relationship: relationshipName, to: e, in: db)
+            let update = try db.statement("""
+                UPDATE \(SQLSchema.table(other)) SET \(column) = NULL, _version = _version + 1
+                WHERE \(column) IN (SELECT pk FROM temp._og_batch WHERE entity = ?)
+                  AND _pk NOT IN (SELECT pk FROM temp._og_batch WHERE entity = ?) RETURNING _pk
+                """)
+            update.bind([.string(e.name), .string(other.name)])
+            while try update.step() {
+                let pk = update.int(at: 0)
+                outcome.updated.append(ObjectID(entityName: other.name, key: .permanent(store: identifier, primaryKey: pk)))
+                try history?.append(HistoryRecord(entity: other.name, primaryKey: pk, kind: .update, updated: [relationshipName],
+                                                  values: cleared[pk].map { [$0] } ?? []))
+            }
+            update.reset()
+        }
+    }
+
+    /// Deletes the batch's rows of `e`, their tombstones and old values read first.
+    private func deleteRows(of e: EntityDescription, outcome: inout BatchOutcome, history: inout HistoryWriter?,
+                            in db: SQLiteConnection) throws {
+        let oldRows = history == nil ? [:] : try batchOldValues(e, in: db)
+        let delete = try db.statement("""
+            DELETE FROM \(SQLSchema.table(e)) WHERE _pk IN (SELECT pk FROM temp._og_batch WHERE entity = ?) RETURNING _pk
+            """)
+        delete.bind(.string(e.name), at: 1)
+        var keys: [Int64] = []
+        while try delete.step() { keys.append(delete.int(at: 0)) }
+        delete.reset()
+        for pk in keys {
+            outcome.deleted.append(ObjectID(entityName: e.name, key: .permanent(store: identifier, primaryKey: pk)))
+            guard history != nil else { continue }
+            let old = oldRows[pk] ?? [:]
+            let row = e.properties.indices.map { old[$0] ?? .unloaded }
+            try history?.append(HistoryRecord(entity: e.name, primaryKey: pk, kind: .delete,
+                                              tombstone: Self.tombstone(of: e, row: row),
+                                              values: old.isEmpty ? [] : Self.historyValues(of: e, old: row, new: nil)))
+        }
+    }
+
     /// Whether deleting rows of `entity` involves other rows: cascades, denials, references
-    /// to clear, link rows, or tombstones to keep.
+    /// to clear, link rows, or tombstones and old values to keep.
     private func needsRules(_ entity: EntityDescription) -> Bool {
         if recordsHistory && entity.attributes.contains(where: \.isPreservedInHistoryOnDeletion) { return true }
+        if recordsHistory && !entity.historyValueIndices.isEmpty { return true }
         for r in entity.relationships {
             if r.isToMany || r.deleteRule == .cascade || r.deleteRule == .deny { return true }
             if let inverse = model.entity(named: r.destinationEntityName)?.relationship(named: r.inverseName),
@@ -225,19 +245,27 @@ extension SQLiteStore {
         }
     }
 
-    /// Tombstone values of the batch's rows of `e` (read before the rows go).
-    private func batchTombstones(_ e: EntityDescription, in db: SQLiteConnection) throws -> [Int64: [String: StoredValue]] {
-        let kept = e.attributes.filter(\.isPreservedInHistoryOnDeletion)
-        let columns = kept.map { SQLSchema.quote($0.name) }.joined(separator: ", ")
-        let statement = try db.statement("SELECT _pk, \(columns) FROM \(SQLSchema.table(e)) WHERE _pk IN (SELECT pk FROM temp._og_batch WHERE entity = ?)")
-        defer { statement.reset() }
-        statement.bind(.string(e.name), at: 1)
-        var result: [Int64: [String: StoredValue]] = [:]
-        while try statement.step() {
-            var values: [String: StoredValue] = [:]
-            for (n, attribute) in kept.enumerated() { values[attribute.name] = statement.value(at: Int32(n + 1), as: attribute.type) }
-            result[statement.int(at: 0)] = values
+    /// The values history keeps of the batch's rows of `e` (tombstones and recorded old
+    /// values), read before the rows go, by primary key and property index.
+    private func batchOldValues(_ e: EntityDescription, in db: SQLiteConnection) throws -> [Int64: [Int: StoredValue]] {
+        let preserved = e.attributeIndices.filter {
+            if case .attribute(let a) = e.properties[$0] { return a.isPreservedInHistoryOnDeletion } else { return false }
         }
-        return result
+        let indices = Array(Set(preserved + e.historyValueIndices)).sorted()
+        return try currentValues(of: e, properties: indices, filter: "WHERE t0._pk IN (SELECT pk FROM temp._og_batch WHERE entity = ?)",
+                                 bindings: [.string(e.name)], in: db)
+    }
+
+    /// The old → nil values of a to-one relationship of `other` that records values, for the
+    /// rows outside the batch whose destination in `e` the batch deletes, by primary key.
+    private func clearedReferences(_ other: EntityDescription, relationship name: String, to e: EntityDescription,
+                                   in db: SQLiteConnection) throws -> [Int64: HistoryValueRecord] {
+        guard recordsHistory, let index = other.propertyIndexByName[name], other.historyValueIndices.contains(index) else { return [:] }
+        let column = "t0.\(SQLSchema.quote(name))"
+        let rows = try currentValues(of: other, properties: [index], filter: """
+            WHERE \(column) IN (SELECT pk FROM temp._og_batch WHERE entity = ?)
+              AND t0._pk NOT IN (SELECT pk FROM temp._og_batch WHERE entity = ?)
+            """, bindings: [.string(e.name), .string(other.name)], in: db)
+        return rows.compactMapValues { row in row[index].map { HistoryValueRecord(index: index, old: $0, new: .null) } }
     }
 }

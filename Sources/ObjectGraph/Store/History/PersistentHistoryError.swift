@@ -12,6 +12,8 @@ public enum PersistentHistoryError: Error, CustomStringConvertible, Sendable, Eq
     /// The token points after the last transaction: it cannot have come from this store's
     /// history (a file restored from an older backup, for example).
     case tokenInTheFuture(PersistentHistoryToken, last: Int64)
+    /// The object ID names a row of another store, whose history this store does not hold.
+    case objectOfAnotherStore(ObjectID, store: UUID)
     /// A consumer name must be non-empty.
     case invalidConsumerName(String)
     /// The consumer was unregistered: the history it had not merged may be purged already.
@@ -21,7 +23,7 @@ public enum PersistentHistoryError: Error, CustomStringConvertible, Sendable, Eq
         switch self {
         case .tokenExpired: return 134301
         case .notRecorded: return 134091
-        case .tokenOfAnotherStore, .tokenInTheFuture, .invalidConsumerName, .consumerUnregistered: return 134300
+        case .tokenOfAnotherStore, .objectOfAnotherStore, .tokenInTheFuture, .invalidConsumerName, .consumerUnregistered: return 134300
         }
     }
 
@@ -35,6 +37,8 @@ public enum PersistentHistoryError: Error, CustomStringConvertible, Sendable, Eq
             return "The \(token) belongs to another store than this one (\(store.uuidString)). Start again from this store's `currentHistoryToken`."
         case .tokenInTheFuture(let token, let last):
             return "The \(token) is past the last transaction (\(last)): the file is older than the token. Start again from `currentHistoryToken`."
+        case .objectOfAnotherStore(let id, let store):
+            return "\(id) belongs to another store than this one (\(store.uuidString)), so its history is not here. Ask the coordinator of the store that holds it."
         case .invalidConsumerName(let name):
             return "\"\(name)\" is not a valid history consumer name: give a non-empty name, the same every time the process starts."
         case .consumerUnregistered(let name):

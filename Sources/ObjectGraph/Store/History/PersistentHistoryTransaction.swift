@@ -47,6 +47,18 @@ public struct PersistentHistoryChange: Sendable, Hashable {
     /// For deletes: the values of the attributes declared
     /// `@Attribute(.preservedInHistoryOnDeletion)`, as they were when the row was deleted.
     public let tombstone: Tombstone?
+    /// The values of the properties that record them (`@Attribute(.recordsValuesInHistory)`,
+    /// `@Relationship(recordsValuesInHistory: true)`, or `recordsValuesInHistory` on the
+    /// entity), by property name: for an insert every such property's new value, for a
+    /// delete every old value, for an update old and new of each one whose value in the file
+    /// changed. Other properties are never here.
+    ///
+    /// ```swift
+    /// if let amount = change.values["amount"] {
+    ///     print("amount \(amount.old?.description ?? "-") → \(amount.new?.description ?? "-")")
+    /// }
+    /// ```
+    public let values: [String: HistoryValueChange]
 }
 
 /// The attribute values persistent history keeps of a deleted object.

@@ -37,6 +37,40 @@ extension PersistentStoreCoordinator {
         }
     }
 
+    /// The transactions that changed one object, newest first by default, each holding only
+    /// that object's changes (with their recorded ``PersistentHistoryChange/values``): who
+    /// changed it, when, and from what to what. Deleted objects keep their history until it
+    /// is purged.
+    ///
+    /// Reads along an index on (entity, primary key, transaction), so a page costs the same
+    /// however long the whole history is. Page with `startingAfter`:
+    ///
+    /// ```swift
+    /// let page = try coordinator.history(of: invoiceID, limit: 20)
+    /// let next = try coordinator.history(of: invoiceID, limit: 20, startingAfter: page.last?.token)
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - order: ``HistoryOrder/newestFirst`` or ``HistoryOrder/oldestFirst``.
+    ///   - limit: at most this many transactions.
+    ///   - startingAfter: continue past this transaction, in `order` (the last one of the
+    ///     previous page).
+    /// - Returns: nothing for a temporary ID (no row yet).
+    /// - Throws: ``PersistentHistoryError/objectOfAnotherStore(_:store:)``,
+    ///   ``PersistentHistoryError/tokenOfAnotherStore(_:store:)``; with ``HistoryOrder/oldestFirst``
+    ///   also ``PersistentHistoryError/tokenExpired(_:purgedThrough:)`` for a token before a
+    ///   purge (what follows it is gone); ``PersistentHistoryError/notRecorded(path:)``.
+    public func history(of objectID: ObjectID, order: HistoryOrder = .newestFirst, limit: Int? = nil,
+                        startingAfter token: PersistentHistoryToken? = nil) throws -> [PersistentHistoryTransaction] {
+        let store = try requireStore()
+        try store.requireHistory()
+        return try store.pool.read { db in
+            try db.transaction(immediate: false) {
+                try store.history(of: objectID, order: order, limit: limit, startingAfter: token, in: db)
+            }
+        }
+    }
+
     /// Deletes the history up to and including the transaction `token` marks (what a holder
     /// of `token` has seen), except what a registered ``PersistentHistoryConsumer`` of any
     /// process has not read yet.

@@ -8,6 +8,27 @@ struct HistoryRecord: Sendable {
     let kind: PersistentHistoryChange.Kind
     var updated: [String] = []
     var tombstone: [String: StoredValue]?
+    /// The values of the entity's properties that record them (see `SQLiteStore.historyValues`).
+    var values: [HistoryValueRecord] = []
+}
+
+/// A row of `_og_history_change`, read with `SQLiteStore.historyChangeColumns`.
+struct HistoryChangeRow {
+    let id: Int64
+    let txn: Int64
+    let entity: String
+    let pk: Int64
+    let kind: PersistentHistoryChange.Kind
+    let updated: String?
+
+    /// Nil for a row this version cannot read (an unknown kind).
+    init?(_ statement: SQLiteStatement, offset: Int32 = 0) {
+        guard let entity = statement.string(at: offset + 2),
+              let kind = PersistentHistoryChange.Kind(rawValue: Int(statement.int(at: offset + 4))) else { return nil }
+        (id, txn, self.entity, pk, self.kind) = (statement.int(at: offset), statement.int(at: offset + 1), entity,
+                                                 statement.int(at: offset + 3), kind)
+        updated = statement.string(at: offset + 5)
+    }
 }
 
 /// Persistent history in the store's own tables, written in the same transaction as the
@@ -20,6 +41,13 @@ struct HistoryRecord: Sendable {
 /// - `historyPurgedThrough` in `_og_metadata` only grows; a token below it has expired.
 /// - A purge never passes the lowest cursor in `_og_history_cursor`: a registered consumer
 ///   never loses a transaction it has not read.
+/// - `_og_history_change.id` grows with `txn` (rows are only appended, and purged from the
+///   oldest), so a stretch of transactions is a stretch of change ids.
+/// - A value is stored once: in `_og_history_value` (one row per change and property, old
+///   and new side by side); a deleted attribute both preserved and recording values keeps
+///   its tombstone value there, not again in `_og_history_tombstone`.
+/// - `_og_history_change_object` on (entity, pk, txn) makes one object's history a range
+///   of an index, however long the history is.
 extension SQLiteStore {
     static let historySchema = """
         CREATE TABLE IF NOT EXISTS _og_history_transaction (
@@ -33,17 +61,26 @@ extension SQLiteStore {
             change INTEGER NOT NULL, attribute TEXT NOT NULL, value, PRIMARY KEY (change, attribute)) WITHOUT ROWID;
         CREATE TABLE IF NOT EXISTS _og_history_cursor (
             consumer TEXT PRIMARY KEY, number INTEGER NOT NULL, updated REAL NOT NULL);
+        CREATE TABLE IF NOT EXISTS _og_history_value (
+            change INTEGER NOT NULL, property TEXT NOT NULL, type INTEGER NOT NULL, destination TEXT, old, new,
+            PRIMARY KEY (change, property)) WITHOUT ROWID;
+        CREATE INDEX IF NOT EXISTS _og_history_change_object ON _og_history_change(entity, pk, txn);
         """
+
+    /// The schema objects `historySchema` makes; a file lacking one (made by an earlier
+    /// version) gets it when it opens.
+    static let historySchemaObjects = ["_og_history_cursor", "_og_history_value", "_og_history_change_object"]
 
     /// Turns history on in the file when `requested`, and reports whether the file records
     /// it (a file that once did always does). Writes only when something is missing.
     static func prepareHistory(_ db: SQLiteConnection, requested: Bool) throws -> Bool {
         let enabled = try metadataValue("historyEnabled", in: db) == "1"
         guard requested || enabled else { return false }
-        let tables = try db.statement("SELECT COUNT(*) FROM sqlite_master WHERE name = '_og_history_cursor'")
+        let names = historySchemaObjects.map { "'\($0)'" }.joined(separator: ", ")
+        let tables = try db.statement("SELECT COUNT(*) FROM sqlite_master WHERE name IN (\(names))")
         defer { tables.reset() }
         _ = try tables.step()
-        if !enabled || tables.int(at: 0) == 0 {
+        if !enabled || tables.int(at: 0) < historySchemaObjects.count {
             try db.transaction {
                 try db.execute(historySchema)
                 try setMetadataValue("historyEnabled", "1", in: db)
@@ -68,45 +105,24 @@ extension SQLiteStore {
     // MARK: Writing
 
     /// Records a transaction and its changes; call it inside the write transaction.
+    /// Nil when there is no record (nothing is written then).
     func recordHistory(_ records: [HistoryRecord], author: String?, contextName: String?,
-                       in db: SQLiteConnection) throws -> PersistentHistoryToken {
-        let transaction = try db.statement(
-            "INSERT INTO _og_history_transaction (timestamp, author, context, pid, coordinator) VALUES (?, ?, ?, ?, ?)")
-        transaction.bind([.double(Date().timeIntervalSince1970), author.map(StoredValue.string) ?? .null,
-                          contextName.map(StoredValue.string) ?? .null, .int(Int64(getpid())), .string(writerIdentity)])
-        try transaction.run()
-        let number = sqlite3_last_insert_rowid(db.handle)
-        let change = try db.statement("INSERT INTO _og_history_change (txn, entity, pk, kind, updated) VALUES (?, ?, ?, ?, ?)")
-        let tombstone = try db.statement("INSERT INTO _og_history_tombstone (change, attribute, value) VALUES (?, ?, ?)")
-        for record in records {
-            change.reset()
-            change.bind([.int(number), .string(record.entity), .int(record.primaryKey), .int(Int64(record.kind.rawValue)),
-                         record.updated.isEmpty ? .null : .string(record.updated.joined(separator: ","))])
-            try change.run()
-            guard let values = record.tombstone, !values.isEmpty else { continue }
-            let changeID = sqlite3_last_insert_rowid(db.handle)
-            for (name, value) in values {
-                tombstone.reset()
-                tombstone.bind([.int(changeID), .string(name), value])
-                try tombstone.run()
-            }
-        }
-        return PersistentHistoryToken(storeIdentifier: identifier, transactionNumber: number)
+                       in db: SQLiteConnection) throws -> PersistentHistoryToken? {
+        var writer = try HistoryWriter(store: self, author: author, contextName: contextName, db: db)
+        for record in records { try writer.append(record) }
+        return writer.finish()
     }
 
     /// The values of the attributes a deleted row keeps in history (nil when none are
-    /// declared); call it inside the write transaction, before the row is deleted.
-    func tombstoneValues(entity: EntityDescription, primaryKey: Int64, in db: SQLiteConnection) throws -> [String: StoredValue]? {
-        let kept = entity.attributes.filter(\.isPreservedInHistoryOnDeletion)
-        guard !kept.isEmpty else { return nil }
-        let columns = kept.map { SQLSchema.quote($0.name) }.joined(separator: ", ")
-        let statement = try db.statement("SELECT \(columns) FROM \(SQLSchema.table(entity)) WHERE _pk = ?")
-        defer { statement.reset() }
-        statement.bind(.int(primaryKey), at: 1)
-        guard try statement.step() else { return nil }
+    /// declared), taken from the row as it was before the delete.
+    static func tombstone(of entity: EntityDescription, row: [StoredValue]) -> [String: StoredValue]? {
         var values: [String: StoredValue] = [:]
-        for (n, attribute) in kept.enumerated() { values[attribute.name] = statement.value(at: Int32(n), as: attribute.type) }
-        return values
+        for index in entity.attributeIndices {
+            guard case .attribute(let a) = entity.properties[index], a.isPreservedInHistoryOnDeletion,
+                  let value = row[safe: index] else { continue }
+            values[a.name] = value
+        }
+        return values.isEmpty ? nil : values
     }
 
     /// The names of the properties whose values differ from `base` (unloaded to-many
@@ -184,95 +200,63 @@ extension SQLiteStore {
     private func historyChanges(from first: Int64, through last: Int64,
                                 in db: SQLiteConnection) throws -> [Int64: [PersistentHistoryChange]] {
         let statement = try db.statement("""
-            SELECT c.id, c.txn, c.entity, c.pk, c.kind, c.updated FROM _og_history_change c
-            WHERE c.txn BETWEEN ? AND ? ORDER BY c.id
+            SELECT \(Self.historyChangeColumns) FROM _og_history_change c WHERE c.txn BETWEEN ? AND ? ORDER BY c.id
             """)
         defer { statement.reset() }
         statement.bind([.int(first), .int(last)])
-        var result: [Int64: [PersistentHistoryChange]] = [:]
-        var deletes: [(txn: Int64, position: Int, change: Int64)] = []
+        var rows: [HistoryChangeRow] = []
         while try statement.step() {
-            let txn = statement.int(at: 1)
-            guard let entity = statement.string(at: 2), let kind = PersistentHistoryChange.Kind(rawValue: Int(statement.int(at: 4)))
-            else { continue }
-            let id = ObjectID(entityName: entity, key: .permanent(store: identifier, primaryKey: statement.int(at: 3)))
-            let updated = statement.string(at: 5).map { Set($0.split(separator: ",").map(String.init)) } ?? []
-            if kind == .delete, model.entity(named: entity)?.attributes.contains(where: \.isPreservedInHistoryOnDeletion) == true {
-                deletes.append((txn, result[txn, default: []].count, statement.int(at: 0)))
-            }
-            result[txn, default: []].append(PersistentHistoryChange(objectID: id, kind: kind, updatedProperties: updated, tombstone: nil))
+            if let row = HistoryChangeRow(statement) { rows.append(row) }
         }
-        // Tombstones, for the deletes of entities that keep some.
-        if !deletes.isEmpty {
-            let tombstones = try db.statement("SELECT attribute, value FROM _og_history_tombstone WHERE change = ?")
-            for (txn, position, change) in deletes {
-                guard let old = result[txn]?[position], let entity = model.entity(named: old.objectID.entityName) else { continue }
-                tombstones.reset()
-                tombstones.bind(.int(change), at: 1)
-                var values: [String: StoredValue] = [:]
-                while try tombstones.step() {
-                    guard let name = tombstones.string(at: 0), let attribute = entity.attribute(named: name) else { continue }
-                    values[name] = tombstones.value(at: 1, as: attribute.type)
-                }
-                result[txn]?[position] = PersistentHistoryChange(objectID: old.objectID, kind: .delete, updatedProperties: [],
-                                                                 tombstone: values.isEmpty ? nil : Tombstone(values: values))
-            }
-            tombstones.reset()
+        statement.reset()
+        var result: [Int64: [PersistentHistoryChange]] = [:]
+        for (row, change) in zip(rows, try changes(of: rows, contiguous: true, in: db)) {
+            result[row.txn, default: []].append(change)
         }
         return result
     }
 
-    // MARK: Purging and cursors
+    /// The columns `HistoryChangeRow` reads, from `_og_history_change c`.
+    static let historyChangeColumns = "c.id, c.txn, c.entity, c.pk, c.kind, c.updated"
 
-    /// Deletes the transactions up to and including `token`'s, but none a registered
-    /// consumer has not read. Returns the number purged through.
-    func purgeHistory(through token: PersistentHistoryToken) throws -> Int64 {
-        try pool.write { db in
-            try db.transaction {
-                // Purging what is already purged is nothing to do, not an error.
-                let already = try purgedThrough(in: db)
-                if token.storeIdentifier == identifier && token.transactionNumber <= already { return already }
-                try validate(token, in: db)
-                let lowest = try db.statement("SELECT MIN(number) FROM _og_history_cursor")
-                defer { lowest.reset() }
-                _ = try lowest.step()
-                var through = token.transactionNumber
-                if !lowest.isNull(at: 0) { through = min(through, lowest.int(at: 0)) }
-                let purged = try purgedThrough(in: db)
-                guard through > purged else { return purged }
-                for sql in ["DELETE FROM _og_history_tombstone WHERE change IN (SELECT id FROM _og_history_change WHERE txn <= ?)",
-                            "DELETE FROM _og_history_change WHERE txn <= ?",
-                            "DELETE FROM _og_history_transaction WHERE number <= ?"] {
-                    let statement = try db.statement(sql)
-                    statement.bind(.int(through), at: 1)
-                    try statement.run()
-                }
-                try Self.setMetadataValue("historyPurgedThrough", String(through), in: db)
-                return through
+    /// The changes of `rows`, in their order, with their values and tombstones.
+    /// - Parameter contiguous: see ``historyValues(of:contiguous:in:)``.
+    func changes(of rows: [HistoryChangeRow], contiguous: Bool, in db: SQLiteConnection) throws -> [PersistentHistoryChange] {
+        var kinds: [Int64: PersistentHistoryChange.Kind] = [:]
+        for row in rows { kinds[row.id] = row.kind }
+        let values = try historyValues(of: kinds, contiguous: contiguous, in: db)
+        let tombstones = try db.statement("SELECT attribute, value FROM _og_history_tombstone WHERE change = ?")
+        defer { tombstones.reset() }
+        return try rows.map { row in
+            let id = ObjectID(entityName: row.entity, key: .permanent(store: identifier, primaryKey: row.pk))
+            let updated = row.updated.map { Set($0.split(separator: ",").map(String.init)) } ?? []
+            let entity = model.entity(named: row.entity)
+            var tombstone: Tombstone?
+            if row.kind == .delete, let entity, entity.attributes.contains(where: \.isPreservedInHistoryOnDeletion) {
+                tombstone = try self.tombstone(change: row.id, entity: entity, values: values[row.id] ?? [:],
+                                               statement: tombstones)
             }
+            return PersistentHistoryChange(objectID: id, kind: row.kind, updatedProperties: updated, tombstone: tombstone,
+                                           values: values[row.id] ?? [:])
         }
     }
 
-    func cursor(named consumer: String) throws -> PersistentHistoryToken? {
-        try pool.read { db in
-            let statement = try db.statement("SELECT number FROM _og_history_cursor WHERE consumer = ?")
-            defer { statement.reset() }
-            statement.bind(.string(consumer), at: 1)
-            return try statement.step() ? PersistentHistoryToken(storeIdentifier: identifier, transactionNumber: statement.int(at: 0)) : nil
+    /// A delete's tombstone: the values kept for it, and the old values of preserved
+    /// attributes that record values (stored there once, not twice).
+    private func tombstone(change: Int64, entity: EntityDescription, values: [String: HistoryValueChange],
+                           statement: SQLiteStatement) throws -> Tombstone? {
+        statement.reset()
+        statement.bind(.int(change), at: 1)
+        var kept: [String: StoredValue] = [:]
+        while try statement.step() {
+            guard let name = statement.string(at: 0), let attribute = entity.attribute(named: name) else { continue }
+            kept[name] = statement.value(at: 1, as: attribute.type)
         }
-    }
-
-    func setCursor(named consumer: String, to token: PersistentHistoryToken?) throws {
-        try pool.write { db in
-            let statement: SQLiteStatement
-            if let token {
-                statement = try db.statement("INSERT OR REPLACE INTO _og_history_cursor (consumer, number, updated) VALUES (?, ?, ?)")
-                statement.bind([.string(consumer), .int(token.transactionNumber), .double(Date().timeIntervalSince1970)])
-            } else {
-                statement = try db.statement("DELETE FROM _og_history_cursor WHERE consumer = ?")
-                statement.bind(.string(consumer), at: 1)
+        for (name, value) in values {
+            if entity.attribute(named: name)?.isPreservedInHistoryOnDeletion == true, let old = value.old {
+                kept[name] = old.storedValue
             }
-            try statement.run()
         }
+        return kept.isEmpty ? nil : Tombstone(values: kept)
     }
 }

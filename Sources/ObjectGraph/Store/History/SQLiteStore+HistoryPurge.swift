@@ -1,0 +1,58 @@
+import Foundation
+
+/// Purging persistent history, and the cursors that hold purging back: a registered
+/// consumer's cursor marks what it has not read yet, and a purge never passes it.
+extension SQLiteStore {
+    /// Deletes the transactions up to and including `token`'s, but none a registered
+    /// consumer has not read. Returns the number purged through.
+    func purgeHistory(through token: PersistentHistoryToken) throws -> Int64 {
+        try pool.write { db in
+            try db.transaction {
+                // Purging what is already purged is nothing to do, not an error.
+                let already = try purgedThrough(in: db)
+                if token.storeIdentifier == identifier && token.transactionNumber <= already { return already }
+                try validate(token, in: db)
+                let lowest = try db.statement("SELECT MIN(number) FROM _og_history_cursor")
+                defer { lowest.reset() }
+                _ = try lowest.step()
+                var through = token.transactionNumber
+                if !lowest.isNull(at: 0) { through = min(through, lowest.int(at: 0)) }
+                let purged = try purgedThrough(in: db)
+                guard through > purged else { return purged }
+                for sql in ["DELETE FROM _og_history_tombstone WHERE change IN (SELECT id FROM _og_history_change WHERE txn <= ?)",
+                            "DELETE FROM _og_history_value WHERE change IN (SELECT id FROM _og_history_change WHERE txn <= ?)",
+                            "DELETE FROM _og_history_change WHERE txn <= ?",
+                            "DELETE FROM _og_history_transaction WHERE number <= ?"] {
+                    let statement = try db.statement(sql)
+                    statement.bind(.int(through), at: 1)
+                    try statement.run()
+                }
+                try Self.setMetadataValue("historyPurgedThrough", String(through), in: db)
+                return through
+            }
+        }
+    }
+
+    func cursor(named consumer: String) throws -> PersistentHistoryToken? {
+        try pool.read { db in
+            let statement = try db.statement("SELECT number FROM _og_history_cursor WHERE consumer = ?")
+            defer { statement.reset() }
+            statement.bind(.string(consumer), at: 1)
+            return try statement.step() ? PersistentHistoryToken(storeIdentifier: identifier, transactionNumber: statement.int(at: 0)) : nil
+        }
+    }
+
+    func setCursor(named consumer: String, to token: PersistentHistoryToken?) throws {
+        try pool.write { db in
+            let statement: SQLiteStatement
+            if let token {
+                statement = try db.statement("INSERT OR REPLACE INTO _og_history_cursor (consumer, number, updated) VALUES (?, ?, ?)")
+                statement.bind([.string(consumer), .int(token.transactionNumber), .double(Date().timeIntervalSince1970)])
+            } else {
+                statement = try db.statement("DELETE FROM _og_history_cursor WHERE consumer = ?")
+                statement.bind(.string(consumer), at: 1)
+            }
+            try statement.run()
+        }
+    }
+}

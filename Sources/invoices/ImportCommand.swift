@@ -46,7 +46,9 @@ struct ImportCommand: AsyncParsableCommand {
         let quiet = self.quiet
         let report: ImportReport
         do {
-            report = try await stack.importCSV(contentsOf: URL(fileURLWithPath: file), batchSize: batchSize) { progress in
+            let author = "invoices import (pid \(ProcessInfo.processInfo.processIdentifier))"
+            report = try await stack.importCSV(contentsOf: URL(fileURLWithPath: file), batchSize: batchSize,
+                                               author: author) { progress in
                 if !quiet {
                     Terminal.note("\(progress.processedRows)/\(progress.totalRows) rows (\(Int(progress.fraction * 100))%)")
                 }

@@ -7,6 +7,9 @@ import ObjectGraph
 /// valid address used by no other client; every text is one line, without control
 /// characters. Deleting a client deletes its invoices.
 public final class Client: ManagedObject {
+    /// Every change is kept with its old and new values: the object's history page reads them.
+    override public class var recordsValuesInHistory: Bool { true }
+
     /// The name invoices are addressed to (a company or a person). Indexed: the client list
     /// is sorted by it by default, and a page of 50 then reads 50 rows instead of sorting all.
     @Attribute(.required, .singleLine, .maxLength(200), .indexed) public var name: String

@@ -10,6 +10,9 @@ import ObjectGraph
 ///
 /// Dates are days: midnight UTC of the day (see ``CalendarDay``).
 public final class Invoice: ManagedObject {
+    /// Every change is kept with its old and new values: the object's history page reads them.
+    override public class var recordsValuesInHistory: Bool { true }
+
     /// The invoice number printed on it ("INV-2025-00042"); unique.
     @Attribute(.required, .unique, .singleLine, .maxLength(64)) public var identifier: String
     /// At most 999,999,999,999,999.9999, so totals stay exact (see ``Money/maximumIntegerDigits``).

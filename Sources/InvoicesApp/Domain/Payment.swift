@@ -7,6 +7,9 @@ import ObjectGraph
 /// invoice's payments together never more than its total (an overpayment is refused, with the
 /// most this payment may be).
 public final class Payment: ManagedObject {
+    /// Every change is kept with its old and new values: the object's history page reads them.
+    override public class var recordsValuesInHistory: Bool { true }
+
     /// The day the money arrived: midnight UTC (see ``CalendarDay``).
     @Attribute public var date: Date = CalendarDay.today.date
     @Attribute(.minimum(0), .maximum(Money.largestAmount)) public var amount: Decimal = 0

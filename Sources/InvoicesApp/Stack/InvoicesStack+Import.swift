@@ -6,11 +6,16 @@ extension InvoicesStack {
     /// into writer and main (``mergeImportSave(_:)``), so pages show the rows as they land.
     /// Used by the upload form and by `invoices import`.
     ///
+    /// - Parameters:
+    ///   - author: who imports, as persistent history and the history pages name them (a
+    ///     visitor's label, `invoices import (pid 123)`).
+    ///   - name: which import, as the history pages show it (`import: march.csv`).
     /// - Throws: ``ImportError`` when the file as a whole cannot be imported.
     @discardableResult
-    public func importCSV(_ data: Data, batchSize: Int = 1_000,
+    public func importCSV(_ data: Data, batchSize: Int = 1_000, author: String = "import", name: String = "import",
                           progress: (@Sendable (ImportProgress) -> Void)? = nil) async throws(ImportError) -> ImportReport {
-        let context = newImportContext(name: "import")
+        let context = newImportContext(name: name)
+        context.transactionAuthor = author
         return try await InvoiceImporter(batchSize: batchSize, logger: logger).run(
             csv: data, into: context, progress: progress,
             didSaveBatch: { [self] changes in await mergeImportSave(changes) })
@@ -18,7 +23,7 @@ extension InvoicesStack {
 
     /// Imports the CSV file at `url` (see ``importCSV(_:batchSize:progress:)``).
     @discardableResult
-    public func importCSV(contentsOf url: URL, batchSize: Int = 1_000,
+    public func importCSV(contentsOf url: URL, batchSize: Int = 1_000, author: String = "import",
                           progress: (@Sendable (ImportProgress) -> Void)? = nil) async throws(ImportError) -> ImportReport {
         let data: Data
         do {
@@ -27,6 +32,7 @@ extension InvoicesStack {
             let reason = (error as NSError).localizedFailureReason ?? error.localizedDescription
             throw .unreadable(path: url.path, reason: reason)
         }
-        return try await importCSV(data, batchSize: batchSize, progress: progress)
+        return try await importCSV(data, batchSize: batchSize, author: author, name: "import: \(url.lastPathComponent)",
+                                   progress: progress)
     }
 }

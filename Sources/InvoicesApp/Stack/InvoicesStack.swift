@@ -103,9 +103,12 @@ public final class InvoicesStack: Sendable {
     private let remote = Mutex<PersistentHistoryConsumer?>(nil)
 
     /// Merges what other processes commit to the file into writer and main as it happens
-    /// (persistent history; see ObjectGraph's `PersistentHistoryConsumer`), and purges the
-    /// history every consumer has read. `name` keeps this process's place in the history
-    /// across restarts: one name per server of a file. Does nothing for in-memory stacks.
+    /// (persistent history; see ObjectGraph's `PersistentHistoryConsumer`). `name` keeps this
+    /// process's place in the history across restarts: one name per server of a file. Does
+    /// nothing for in-memory stacks.
+    ///
+    /// The history read is kept: it is the record of every change the history pages show
+    /// (``history(of:primaryKey:labels:limit:)``). ``purgeReadHistory()`` drops it on request.
     public func startMergingRemoteChanges(as name: String = "dashboard") throws(StackError) {
         guard storeURL != nil, coordinator.recordsHistory else { return }
         let consumer: PersistentHistoryConsumer
@@ -120,7 +123,6 @@ public final class InvoicesStack: Sendable {
         }
         stop(previous)
         consumer.start()
-        purgeReadHistory()
     }
 
     /// The running history consumer (for the inspector), if any.
@@ -143,7 +145,7 @@ public final class InvoicesStack: Sendable {
     }
 
     /// Purges the history up to what this process's consumer has merged (ObjectGraph never
-    /// purges past another consumer's cursor).
+    /// purges past another consumer's cursor). The history pages then start after it.
     public func purgeReadHistory() {
         guard let cursor = remote.withLock({ $0?.cursor }) else { return }
         do {

@@ -67,6 +67,7 @@ public final class Dashboard: Sendable {
         let router = Router()
         router.serveFiles(at: "/static", from: try StaticFiles(directory: publicDirectory))
         ReadPages(stack: stack, renderer: renderer, kept: keptPages, catalog: catalog).addRoutes(to: router)
+        HistoryPages(stack: stack, renderer: renderer, catalog: catalog).addRoutes(to: router)
         let forms = FormRoutes(stack: stack, renderer: renderer, sessions: sessions, catalog: catalog,
                                recorder: inspector.recorder)
         forms.addRoutes(to: router)

@@ -86,7 +86,7 @@ extension ManagedObjectContext {
         do {
             planned = try await plan(taken.unit, in: levels)
             outcome = try await commit(planned.last?.received.outgoing ?? taken.unit, at: top, toStore: target == nil,
-                                       savedBy: levels.last ?? self)
+                                       savedBy: levels.last ?? self, origin: self)
         } catch {
             if let conflict = error as? ConflictWithView { await refresh(planned, after: conflict) }
             await perform(schedule: .enqueued) { self.objectsBeingSaved.removeAll() }
@@ -139,7 +139,7 @@ extension ManagedObjectContext {
     /// into the ancestor a `save(into:)` names), so nothing can come between the last check
     /// and the write.
     private func commit(_ unit: SaveUnit, at top: ManagedObjectContext, toStore: Bool,
-                        savedBy child: ManagedObjectContext) async throws -> SettledSave {
+                        savedBy child: ManagedObjectContext, origin: ManagedObjectContext) async throws -> SettledSave {
         try await top.perform(schedule: .enqueued) { () throws -> SettledSave in
             NotificationCenter.default.post(name: Self.willSaveNotification, object: top)
             return try top.rethrowingConflictsWithView(refreshingFromStore: toStore) {
@@ -153,7 +153,10 @@ extension ManagedObjectContext {
                     return outcome
                 }
                 let received = try top.plan(unit)
-                let outcome = try top.writeToStore(received.outgoing)
+                // History names who made the change: the context whose save this is (a form, an
+                // import), not the root that happened to write it; the root's own author when it has none.
+                let outcome = try top.writeToStore(received.outgoing, author: origin.transactionAuthor ?? top.transactionAuthor,
+                                                   contextName: origin.name ?? top.name)
                 top.persistentStoreCoordinator.recordPermanentIDs(outcome.permanentIDs)
                 top.propagatePermanentIDs(outcome.permanentIDs)
                 return top.settle(received, outcome, savedBy: child)

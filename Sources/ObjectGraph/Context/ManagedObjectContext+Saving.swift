@@ -57,7 +57,12 @@ extension ManagedObjectContext {
     /// changes here: the caller settles them with the outcome.
     /// - Throws: ``SaveError``; store errors come as ``SaveError/storeFailure(_:)``.
     func writeToStore(_ unit: SaveUnit) throws -> SettledSave {
-        let request = SaveRequest(unit, author: transactionAuthor, contextName: name)
+        try writeToStore(unit, author: transactionAuthor, contextName: name)
+    }
+
+    /// Writes `unit`, recorded in persistent history under `author` and `contextName`.
+    func writeToStore(_ unit: SaveUnit, author: String?, contextName: String?) throws -> SettledSave {
+        let request = SaveRequest(unit, author: author, contextName: contextName)
         let result: SaveResult
         do {
             result = try persistentStoreCoordinator.save(request)

@@ -39,16 +39,18 @@ struct FormRoutes: Sendable {
 
     // MARK: Opening
 
-    /// A scratchpad for a form, holding what the visitor is shown as its base.
-    func formScratchpad(_ name: String) -> ManagedObjectContext {
+    /// A scratchpad for a form, holding what the visitor is shown as its base. Its saves are
+    /// recorded in history under the visitor's label and the form's name.
+    func formScratchpad(_ name: String, for session: Session) -> ManagedObjectContext {
         let scratchpad = stack.newScratchpad(name: name)
         scratchpad.automaticallyMergesChangesFromParent = false
+        scratchpad.transactionAuthor = session.label
         return scratchpad
     }
 
     private func openNew(_ table: FormTable, _ request: Request, _ context: DashboardContext) async throws -> Response {
         let session = try context.requiredSession
-        let scratchpad = formScratchpad("form: new \(table.noun)")
+        let scratchpad = formScratchpad("form: new \(table.noun)", for: session)
         let parameters = request.query.first
         let objectID = await scratchpad.perform { table.makeNew(scratchpad, parameters) }
         // Back to where the form was opened from: the client's page for `?client=3`, else the list.
@@ -63,7 +65,7 @@ struct FormRoutes: Sendable {
     private func openEdit(_ table: FormTable, _ request: Request, _ context: DashboardContext) async throws -> Response {
         let session = try context.requiredSession
         guard let pk = request.primaryKey else { return renderer.notFound(table.noun, session: session) }
-        let scratchpad = formScratchpad("form: \(table.noun) \(pk)")
+        let scratchpad = formScratchpad("form: edit \(table.noun) \(pk)", for: session)
         guard let objectID = try await scratchpad.perform({ try table.find(scratchpad, pk) }) else {
             return renderer.notFound(table.noun, session: session)
         }

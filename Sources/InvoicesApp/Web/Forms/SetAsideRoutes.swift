@@ -56,7 +56,7 @@ struct SetAsideRoutes: Sendable {
     /// value shows as for any form, with the form open to settle it.
     private func resolveInForm(_ change: SetAsideChange, session: Session) async throws -> Response {
         guard let table = forms.catalog.table(forEntity: change.entity) else { return settledAlready(session) }
-        let scratchpad = forms.formScratchpad("form: set-aside \(change.objectID)")
+        let scratchpad = forms.formScratchpad("form: set-aside \(change.objectID)", for: session)
         try await scratchpad.perform(schedule: .enqueued) { try scratchpad.adopt(change.changes) }
         let form = EditForm(id: Tokens.random(), entity: table.entityName, noun: table.noun, scratchpad: scratchpad,
                             objectID: change.objectID, isNew: change.kind == .inserted,

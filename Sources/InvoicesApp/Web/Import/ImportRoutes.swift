@@ -51,9 +51,10 @@ struct ImportRoutes: Sendable {
             return page
         }
         let data = Data(file.bytes), stack = self.stack, jobs = self.jobs
+        let author = context.session?.label ?? "a visitor", name = "upload: \(file.filename.isEmpty ? "upload.csv" : file.filename)"
         Task.detached {
             do {
-                let report = try await stack.importCSV(data) { progress in
+                let report = try await stack.importCSV(data, author: author, name: name) { progress in
                     jobs.update(id) { $0.progress = progress }
                 }
                 jobs.update(id) { $0.report = report }

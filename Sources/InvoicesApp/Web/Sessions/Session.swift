@@ -5,6 +5,9 @@ import Foundation
 struct Session: Sendable {
     let id: String
     let csrfToken: String
+    /// How history names this visitor ("visitor 3fa9c1"): short, made at random, not the
+    /// session's secret ID.
+    let label: String
     /// When the visitor was last seen, on the store's ``Timekeeper``.
     var lastSeen: Duration
     /// Oldest first, so the store drops from the front when a session has too many.

@@ -67,7 +67,8 @@ final class SessionStore: Sendable {
     /// cookie). Past ``SessionLimits/sessions``, the session idle longest ends to make room.
     func sessionOrNew(_ sid: String?) -> (session: Session, isNew: Bool) {
         if let existing = session(sid) { return (existing, false) }
-        var session = Session(id: Tokens.random(), csrfToken: Tokens.random(), lastSeen: timekeeper.now())
+        var session = Session(id: Tokens.random(), csrfToken: Tokens.random(), label: "visitor " + Tokens.random().prefix(6),
+                              lastSeen: timekeeper.now())
         let ended = state.withLock { state -> Session? in
             if let sid, state.endedSet.remove(sid) != nil {
                 state.ended.removeAll { $0 == sid }

@@ -198,7 +198,7 @@ extension ManagedObjectContext {
     }
 
     /// An object whose values come from an ancestor's unsaved changes.
-    private func materialize(_ id: ObjectID, entity: EntityDescription, pendingValues: [StoredValue]) -> ManagedObject {
+    func materialize(_ id: ObjectID, entity: EntityDescription, pendingValues: [StoredValue]) -> ManagedObject {
         if let existing = registeredObject(for: id), existing.lifecycle == .loaded { return existing }
         let object = registeredObject(for: id) ?? makeFault(id, entity: entity)
         object.values = pendingValues

@@ -9,7 +9,12 @@ import Testing
 
     /// Six invoices of three clients (Initech has no city), saved.
     static func seeded() async throws -> PersistentStoreCoordinator {
-        let coordinator = try TestStack.coordinator()
+        try await seededCoordinator(at: TestStack.fileURL())
+    }
+
+    /// ``seeded()`` at `url`.
+    static func seededCoordinator(at url: URL) async throws -> PersistentStoreCoordinator {
+        let coordinator = try TestStack.coordinator(at: url)
         let context = ManagedObjectContext(.privateQueue, coordinator: coordinator)
         try await context.perform {
             var clients: [String: Client] = [:]

@@ -17,13 +17,18 @@ public final class Invoice: ManagedObject {
     /// An ISO 4217 code, upper case.
     @Attribute(.required, .singleLine) public var currency: String = "EUR"
     @Attribute(.multiLine, .maxLength(2000)) public var notes: String?
-    /// Indexed: the list's status filter counts and reads through it.
-    @Attribute(.indexed) public var status: InvoiceStatus = .draft
+    /// Indexed with the issue date (see ``indexes``).
+    @Attribute public var status: InvoiceStatus = .draft
     /// Indexed: the invoice list's default order (newest first) reads the index backwards
     /// and stops after a page.
     @Attribute(.indexed) public var issueDate: Date = CalendarDay.today.date
     @Attribute public var dueDate: Date = CalendarDay.today.adding(days: 30).date
     @Relationship(isRequired: true) public var client: Client?
+
+    /// `(status, issueDate)`: the list filtered by a status (`/invoices?status=sent`) counts
+    /// its invoices from the index alone and reads its page in issue-date order, instead of
+    /// sorting every invoice of that status first.
+    public override class var indexes: [[AnyKeyPath]] { [[\Invoice.status, \Invoice.issueDate]] }
 
     /// The amount with its currency.
     public var money: Money { Money(amount: amount, currency: currency) }

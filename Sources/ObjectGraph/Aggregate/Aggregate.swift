@@ -20,8 +20,9 @@ import Foundation
 /// `average` are nil, since there is no value to give. Nil values of an optional attribute
 /// are left out of sums, extremes, averages and `count(_:)`.
 ///
-/// Decimals are added, compared and averaged exactly, never through a binary double: see
-/// ``ExactDecimal`` for how. Integer sums that overflow 64 bits throw
+/// Decimals are added and compared exactly, never through a binary double (the stored text
+/// is read into 128-bit integers); an average divides the exact sum once, in `Decimal`
+/// arithmetic. An integer sum (or the sum under an integer average) past 64 bits throws
 /// ``AggregateError/overflow(_:)``. Doubles are added in the order rows are read, like
 /// SQLite's `SUM`. Strings compare as Swift's `<` does; an enumeration by its raw value.
 public struct Aggregate<Root: ManagedObject, Value> {

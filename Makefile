@@ -81,7 +81,7 @@ bench: deps-bench
 	rm -f Benchmarks/.build/release.yaml
 	cd Benchmarks && $(SWIFT) build -c release && .build/release/objectgraph-bench \
 	  && .build/release/nesting-bench && .build/release/history-bench && .build/release/history-values-bench \
-	  && .build/release/webserver-bench
+	  && .build/release/webserver-bench && .build/release/aggregate-bench
 
 # The ObjectGraph benchmarks alone (against raw SQLite and GRDB; nested contexts).
 .PHONY: bench-objectgraph
@@ -107,6 +107,12 @@ bench-history: deps
 bench-history-values: deps
 	rm -f Benchmarks/.build/release.yaml
 	cd Benchmarks && $(SWIFT) build -c release --product history-values-bench && .build/release/history-values-bench $(BENCH_ARGS)
+
+# Issue 14: exact totals per currency of 100,000 invoices against SQLite's SUM … GROUP BY.
+.PHONY: bench-aggregates
+bench-aggregates: deps
+	rm -f Benchmarks/.build/release.yaml
+	cd Benchmarks && $(SWIFT) build -c release --product aggregate-bench && .build/release/aggregate-bench $(BENCH_ARGS)
 
 # Issue 7: from a form change to the inspector's server-sent event (30 changes).
 .PHONY: bench-inspector

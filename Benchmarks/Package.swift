@@ -34,6 +34,11 @@ let package = Package(
             "CSQLiteBench",
             .product(name: "ObjectGraph", package: "Invoices"),
         ]),
+        // Issue 14: an aggregate (exact Decimal sums per currency) against SQLite's own SUM … GROUP BY.
+        .executableTarget(name: "aggregate-bench", dependencies: [
+            "CSQLiteBench",
+            .product(name: "ObjectGraph", package: "Invoices"),
+        ]),
         // A bare C libmicrohttpd handler, the baseline for the WebServer benchmark.
         .target(name: "CBareMHD", linkerSettings: [.linkedLibrary("microhttpd")]),
         // WebServer routes against the bare handler, driven by wrk.

@@ -20,8 +20,8 @@ public final class Invoice: ManagedObject {
     /// An ISO 4217 code, upper case.
     @Attribute(.required, .singleLine) public var currency: String = "EUR"
     @Attribute(.multiLine, .maxLength(2000)) public var notes: String?
-    /// Indexed: the list's status filter counts and reads through it.
-    @Attribute(.indexed) public var status: InvoiceStatus = .draft
+    /// Indexed with the issue date (see ``indexes``).
+    @Attribute public var status: InvoiceStatus = .draft
     /// Indexed: the invoice list's default order (newest first) reads the index backwards
     /// and stops after a page.
     @Attribute(.indexed) public var issueDate: Date = CalendarDay.today.date
@@ -32,6 +32,11 @@ public final class Invoice: ManagedObject {
     @Attribute(.minimum(0)) public var paidAmount: Decimal = 0
     /// Deleting an invoice deletes its payments.
     @Relationship(inverse: \Payment.invoice, deleteRule: .cascade) public var payments: Set<Payment>
+
+    /// `(status, issueDate)`: the list filtered by a status (`/invoices?status=sent`) counts
+    /// its invoices from the index alone and reads its page in issue-date order, instead of
+    /// sorting every invoice of that status first.
+    public override class var indexes: [[AnyKeyPath]] { [[\Invoice.status, \Invoice.issueDate]] }
 
     /// The amount with its currency.
     public var money: Money { Money(amount: amount, currency: currency) }

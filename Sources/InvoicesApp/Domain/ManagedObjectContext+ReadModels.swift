@@ -14,9 +14,9 @@ import ObjectGraph
 /// (by primary key, usually answered by the row cache). An unfiltered list counts without a
 /// `WHERE`. The default orders read an index and stop after one page: clients by name,
 /// invoices by issue date (then identifier, sorted within each day), or by identifier (the
-/// unique index). A status filter counts on its index, then sorts the matching rows (about a
-/// third of all invoices for `sent`): a compound index (status, issue date) would let it stop
-/// after a page too, but `.indexed` covers one attribute. Other columns have no index, so
+/// unique index). A status filter counts on the compound index (status, issue date) alone and,
+/// in the default order, reads its page from it and stops (sorting only the invoices of one
+/// day by identifier), instead of sorting every matching row. Other columns have no index, so
 /// SQLite sorts the matching rows with a top-N sorter (one pass over the table). A list
 /// filtered by client walks the client's invoices (one indexed query on the foreign key) and
 /// filters, sorts and pages them in memory. Pages are kept once rendered (``PageCache``), so

@@ -61,7 +61,7 @@ extension ManagedObjectContext {
                     case .orderedSame: continue
                     }
                 }
-                return (a.objectID.primaryKey ?? .max) < (b.objectID.primaryKey ?? .max)
+                return FetchPlan.tieBreak(a.objectID, b.objectID, descending: descriptors.last?.order == .reverse)
             }
         }
         let start = min(max(0, request.fetchOffset), candidates.count)
@@ -198,7 +198,7 @@ extension ManagedObjectContext {
     }
 
     /// An object whose values come from an ancestor's unsaved changes.
-    private func materialize(_ id: ObjectID, entity: EntityDescription, pendingValues: [StoredValue]) -> ManagedObject {
+    func materialize(_ id: ObjectID, entity: EntityDescription, pendingValues: [StoredValue]) -> ManagedObject {
         if let existing = registeredObject(for: id), existing.lifecycle == .loaded { return existing }
         let object = registeredObject(for: id) ?? makeFault(id, entity: entity)
         object.values = pendingValues
@@ -260,8 +260,20 @@ struct FetchPlan {
             terms.append(expression + collation + (descriptor.order == .forward ? " ASC" : " DESC"))
         }
         sortsInMemory = inMemory
-        orderBy = request.sortDescriptors.isEmpty ? nil : (terms + ["t0._pk"]).joined(separator: ", ")
+        // Ties go by primary key, in the direction of the last sort key: an index on the sort
+        // keys then gives the whole order read forwards or backwards (SQLite's rowid ends
+        // every index), and nothing is sorted.
+        let tieBreak = request.sortDescriptors.last?.order == .reverse ? "t0._pk DESC" : "t0._pk"
+        orderBy = request.sortDescriptors.isEmpty ? nil : (terms + [tieBreak]).joined(separator: ", ")
         crossesRelationships = condition?.sql.contains("SELECT") ?? false
+    }
+
+    /// The order of two objects the sort keys find equal, as the SQL's last `ORDER BY` term
+    /// gives it: by primary key, descending after a reverse last key; unsaved objects (no
+    /// key yet) as if their key were the largest.
+    static func tieBreak(_ a: ObjectID, _ b: ObjectID, descending: Bool) -> Bool {
+        let (x, y) = (a.primaryKey ?? .max, b.primaryKey ?? .max)
+        return descending ? x > y : x < y
     }
 
     /// Whether pending changes (or sorting) require evaluating the request in memory.

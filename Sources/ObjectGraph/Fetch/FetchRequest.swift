@@ -16,7 +16,9 @@ import Foundation
 public struct FetchRequest<Result: ManagedObject> {
     /// Which objects; nil for all.
     public var predicate: Predicate<Result>?
-    /// The order; key paths to attributes, or through to-one relationships.
+    /// The order; key paths to attributes, or through to-one relationships. Objects the keys
+    /// find equal come by primary key, descending when the last key's order is `.reverse`
+    /// (so an index over the keys gives the whole order in either direction).
     public var sortDescriptors: [SortDescriptor<Result>]
     /// At most this many results; nil for no limit.
     public var fetchLimit: Int?

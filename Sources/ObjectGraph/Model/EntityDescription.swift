@@ -13,6 +13,9 @@ public final class EntityDescription: Sendable, CustomStringConvertible {
     public let properties: [PropertyDescription]
     /// Uniqueness constraints: each a set of attribute names whose values together are unique.
     public let uniquenessConstraints: [[String]]
+    /// Compound indexes (``ManagedObject/indexes``): each a list of attribute or to-one
+    /// relationship names, in index order.
+    public let indexes: [[String]]
 
     let propertyIndexByName: [String: Int]
     let attributeIndices: [Int]
@@ -30,7 +33,7 @@ public final class EntityDescription: Sendable, CustomStringConvertible {
     nonisolated(unsafe) private var keyPathCache: [AnyKeyPath: [PropertyStep]] = [:]
 
     init(name: String, objectType: ManagedObject.Type, properties: [PropertyDescription],
-         uniquenessIndices: [[Int]]) {
+         uniquenessIndices: [[Int]], indexes: [[Int]] = []) {
         self.name = name
         self.objectType = objectType
         self.properties = properties
@@ -51,6 +54,7 @@ public final class EntityDescription: Sendable, CustomStringConvertible {
             }
         }
         self.uniquenessConstraints = uniquenessIndices.map { $0.map { properties[$0].name } }
+        self.indexes = indexes.map { $0.map { properties[$0].name } }
     }
 
     /// The attribute with this name, if any.

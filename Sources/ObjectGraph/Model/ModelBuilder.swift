@@ -140,7 +140,8 @@ struct ModelBuilder {
                 throw ModelError.missingInverse(entity: entity.name, relationship: relationship.name)
             }
             return EntityDescription(name: entity.name, objectType: entity.type, properties: described,
-                                     uniquenessIndices: try uniquenessIndices(of: entity, properties: described))
+                                     uniquenessIndices: try uniquenessIndices(of: entity, properties: described),
+                                     indexes: try compoundIndexes(of: entity, properties: described))
         }
     }
 
@@ -161,6 +162,43 @@ struct ModelBuilder {
             if !indices.isEmpty && !uniqueness.contains(indices) { uniqueness.append(indices) }
         }
         return uniqueness
+    }
+
+    /// The class's `indexes`, without repeats: attributes and to-one relationships (the
+    /// columns of the entity's table).
+    private func compoundIndexes(of entity: Declared, properties described: [PropertyDescription]) throws -> [[Int]] {
+        var indexes: [[Int]] = []
+        for group in entity.type.indexes {
+            let indices = try group.map { keyPath -> Int in
+                guard let path = registry.record(keyPath, on: entity.name), path.count == 1,
+                      let property = described[safe: path[0].index],
+                      returnsStoredValue(keyPath, of: property, at: path[0], in: entity) else {
+                    throw ModelError.unresolvableKeyPath(entity: entity.name,
+                                                         keyPath: PredicateTranslationError.keyPathName(keyPath))
+                }
+                if case .relationship(let relationship) = property, relationship.isToMany {
+                    throw ModelError.unsupportedDeclaration(
+                        entity: entity.name,
+                        reason: "its index on \(relationship.name) names a to-many relationship, which has no column; "
+                            + "declare the index on \(relationship.destinationEntityName), over its to-one inverse")
+                }
+                return path[0].index
+            }
+            if !indices.isEmpty && !indexes.contains(indices) { indexes.append(indices) }
+        }
+        return indexes
+    }
+
+    /// Whether `keyPath` returns the attribute it reads as it is, rather than computing from it
+    /// (`var shout: String { name.uppercased() }` reads `name` too): the key path is applied
+    /// with two probe values of the attribute (see `ManagedObjectModel.readsStoredProperty`).
+    private func returnsStoredValue(_ keyPath: AnyKeyPath, of property: PropertyDescription, at step: PropertyStep,
+                                    in entity: Declared) -> Bool {
+        guard case .attribute(let attribute) = property else { return true }
+        return attribute.type.probeValues.allSatisfy { probe in
+            guard let result = registry.result(of: keyPath, on: entity.name, reading: probe, at: step) else { return false }
+            return result == probe || result == attribute.defaultValue
+        }
     }
 
     /// A prototype of `type`, and the declarations its initializer recorded.

@@ -148,6 +148,21 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     /// ```
     open class var recordsValuesInHistory: Bool { false }
 
+    /// Compound indexes: each a list of attributes (or to-one relationships) the store keeps
+    /// one index on, in this order, for fetches and counts that filter by the first ones and
+    /// sort by the next (single attributes can use `@Attribute(.indexed)` instead).
+    ///
+    /// ```swift
+    /// // status == .sent, sorted by issueDate: read in index order, nothing sorted
+    /// override class var indexes: [[AnyKeyPath]] { [[\Invoice.status, \Invoice.issueDate]] }
+    /// ```
+    ///
+    /// Not part of the model's version hash: a store gets a declared index when it opens
+    /// (`CREATE INDEX`, named `_og_index:Invoice(status,issueDate)`), and loses the indexes
+    /// under that prefix that no longer are declared, since an index nobody reads still costs
+    /// every insert and update. Indexes the store did not make are never touched.
+    open class var indexes: [[AnyKeyPath]] { [] }
+
     // MARK: State
 
     /// Whether the object's values have not been loaded yet.

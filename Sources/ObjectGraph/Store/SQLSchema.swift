@@ -58,6 +58,16 @@ enum SQLSchema {
         return (quote("_join_\(first)_\(second)"), this == first)
     }
 
+    /// What the names of the compound indexes the store makes begin with: the store drops an
+    /// index under this prefix when the model no longer declares it, and no other.
+    static let compoundIndexPrefix = "_og_index:"
+
+    /// The name of a compound index: `_og_index:Invoice(status,issueDate)`, the same for
+    /// the same declaration in every process.
+    static func compoundIndexName(entity: String, columns: [String]) -> String {
+        "\(compoundIndexPrefix)\(entity)(\(columns.joined(separator: ",")))"
+    }
+
     /// The order table of an ordered to-many relationship (`owner`, `member`, `position`).
     static func orderTableName(entity: String, relationship: String) -> String {
         quote("_order_\(entity)_\(relationship)")

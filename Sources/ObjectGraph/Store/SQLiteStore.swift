@@ -151,20 +151,31 @@ final class SQLiteStore: Sendable {
         return identifier
     }
 
-    /// Indexes declared with `@Attribute(.indexed)` that the file lacks (they are not part of
-    /// the model's hash: declaring one never needs a migration). Only missing ones are
-    /// written, so opening an up-to-date store writes nothing.
+    /// Indexes declared with `@Attribute(.indexed)` or `indexes` that the file lacks (they are
+    /// not part of the model's hash: declaring one never needs a migration), and compound
+    /// indexes the store made that are no longer declared. Only what differs is written, so
+    /// opening an up-to-date store writes nothing.
     private static func createMissingIndexes(model: ManagedObjectModel, in db: SQLiteConnection) throws {
         let existing = try db.statement("SELECT name FROM sqlite_master WHERE type = 'index'")
         defer { existing.reset() }
         var names = Set<String>()
         while try existing.step() { if let name = existing.string(at: 0) { names.insert(name) } }
+        var declared = Set<String>()
         for entity in model.entities {
             for attribute in entity.attributes where attribute.isIndexed {
                 let name = "\(entity.name)_\(attribute.name)_index"
                 guard !names.contains(name) else { continue }
                 try db.execute("CREATE INDEX IF NOT EXISTS \(SQLSchema.quote(name)) ON \(SQLSchema.table(entity))(\(SQLSchema.quote(attribute.name)))")
             }
+            for columns in entity.indexes {
+                let name = SQLSchema.compoundIndexName(entity: entity.name, columns: columns)
+                declared.insert(name)
+                guard !names.contains(name) else { continue }
+                try db.execute("CREATE INDEX IF NOT EXISTS \(SQLSchema.quote(name)) ON \(SQLSchema.table(entity))(\(columns.map(SQLSchema.quote).joined(separator: ", ")))")
+            }
+        }
+        for name in names where name.hasPrefix(SQLSchema.compoundIndexPrefix) && !declared.contains(name) {
+            try db.execute("DROP INDEX IF EXISTS \(SQLSchema.quote(name))")
         }
     }
 

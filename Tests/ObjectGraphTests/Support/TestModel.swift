@@ -34,6 +34,7 @@ final class Invoice: ManagedObject {
     @Relationship(isRequired: true) var client: Client?
 
     override class var uniquenessConstraints: [[AnyKeyPath]] { [[\Invoice.identifier]] }
+    override class var indexes: [[AnyKeyPath]] { [[\Invoice.status, \Invoice.issueDate]] }
 
     /// Computed, not stored: predicates over it cannot be translated to SQL.
     var isLarge: Bool { amount > 1000 }

@@ -51,7 +51,7 @@ public struct SearchQuery: Sendable, Hashable, CustomStringConvertible {
         var budget = Self.maximumTokenCount
         for (position, word) in words.enumerated() where budget > 0 {
             let text = Substring(word)
-            let tokens = SearchTokenizer.tokens(in: text).prefix(budget)
+            let tokens = SearchTokenizer.tokens(in: text, limit: budget)
             guard !tokens.isEmpty else { continue }
             budget -= tokens.count
             let isLast = position == words.count - 1

@@ -30,12 +30,12 @@ enum SearchTokenizer {
         let folded: [UInt8]
     }
 
-    /// The tokens of `text`, in order.
-    static func tokens(in text: Substring) -> [Token] {
+    /// The tokens of `text`, in order; at most `limit` of them.
+    static func tokens(in text: Substring, limit: Int = .max) -> [Token] {
         var tokens: [Token] = []
         let scalars = text.unicodeScalars
         var index = scalars.startIndex
-        while index < scalars.endIndex {
+        while index < scalars.endIndex && tokens.count < limit {
             guard isTokenCharacter(scalars[index]) else {
                 index = scalars.index(after: index)
                 continue

@@ -135,6 +135,38 @@ import Testing
         #expect(try await SearchStack.identifiers(context, "before").isEmpty)
     }
 
+    @Test func aSearchableAttributeAddedByMigrationJoinsTheIndex() async throws {
+        // Given a file of notes with a searchable title
+        let url = TestStack.fileURL()
+        let first = ManagedObjectContext(.privateQueue, coordinator: try SearchStack.coordinator(at: url, model: NotesV1.model))
+        try await first.perform {
+            NotesV1.Note(context: first).title = "alpha"
+            try first.save()
+        }
+
+        // When a model that adds a searchable body opens it (an optional attribute: migrated in place)
+        let coordinator = try SearchStack.coordinator(at: url, model: NotesV2.model)
+        let context = ManagedObjectContext(.privateQueue, coordinator: coordinator)
+        try await context.perform {
+            let note = NotesV2.Note(context: context)
+            note.title = "second"
+            note.body = "bravo"
+            try context.save()
+        }
+
+        // Then the index covers both attributes, old rows included
+        #expect(try SearchStack.store(of: coordinator).builtSearchIndexes == ["Note"])
+        let found = try await context.perform {
+            try ["alpha", "bravo"].map { text in
+                var request = FetchRequest<NotesV2.Note>()
+                request.searchQuery = SearchQuery(text)
+                return try context.fetch(request).map(\.title)
+            }
+        }
+        #expect(found == [["alpha"], ["second"]])
+        #expect(try RawDatabase(url).searchIndexIsInStep("Note"))
+    }
+
     @Test func anSQLiteWithoutFTS5RefusesSearchableModelsSayingWhatToDo() throws {
         // Given the compile options of an SQLite built without FTS5
         let options = ["COMPILER=gcc-12.2.0", "ENABLE_FTS3", "ENABLE_FTS4", "THREADSAFE=1"]
@@ -177,4 +209,22 @@ import Testing
         let message = FetchError.notSearchable("Invoice").description
         #expect(message.contains("@Attribute(.searchable)"))
     }
+}
+
+/// Notes before and after a migration that adds a searchable attribute.
+enum NotesV1 {
+    final class Note: ManagedObject {
+        @Attribute(.searchable) var title: String
+    }
+
+    static let model = SearchStack.makeModel([Note.self])
+}
+
+enum NotesV2 {
+    final class Note: ManagedObject {
+        @Attribute(.searchable) var title: String
+        @Attribute(.searchable) var body: String?
+    }
+
+    static let model = SearchStack.makeModel([Note.self])
 }

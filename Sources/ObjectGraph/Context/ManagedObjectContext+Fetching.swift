@@ -41,7 +41,7 @@ extension ManagedObjectContext {
         let rows: [(ObjectID, RowSnapshot)]
         if plan.sortsByRank, let search = plan.search {
             let ranked = try read { try store.fetchRankedRows(plan.entity, join: plan.join, where: plan.condition,
-                                                                rank: search.index.rank) }
+                                                                rank: search.rank) }
             rows = ranked.map { ($0.id, $0.row) }
             for row in ranked { ranks[row.id] = row.rank }
         } else {
@@ -81,7 +81,7 @@ extension ManagedObjectContext {
     private static func matchesPendingSearch(_ id: ObjectID, search: FetchPlan.Search, overlay: PendingOverlay,
                                              stored: [ObjectID: RowSnapshot], ranks: inout [ObjectID: Double]) -> Bool {
         guard let pending = overlay.values[id] else { return true }
-        let indices = search.index.columnIndices
+        let indices = search.columnIndices
         let texts = indices.map { index -> String in
             if case .string(let text) = pending.values[index] { return text } else { return "" }
         }

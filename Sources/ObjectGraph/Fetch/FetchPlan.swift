@@ -3,10 +3,27 @@ import Foundation
 /// A fetch request translated for the store: the SQL of its predicate, search and order, and
 /// what a fetch must do in memory.
 struct FetchPlan {
-    /// A full-text search: the entity's index and the query.
+    /// A full-text search: the query, and the entity's index beside its rows.
     struct Search {
-        let index: SearchIndexTable
         let query: SearchQuery
+        /// The index, quoted: `"_og_fts_Invoice"`.
+        let table: String
+        /// The property indices of the indexed attributes, in the index's column order.
+        let columnIndices: [Int]
+
+        init?(_ query: SearchQuery, entity: EntityDescription) {
+            guard !entity.searchableIndices.isEmpty else { return nil }
+            self.query = query
+            table = SQLSchema.quote(SQLSchema.searchIndexName(entity.name))
+            columnIndices = entity.searchableIndices
+        }
+
+        /// ` JOIN "_og_fts_Invoice" ON "_og_fts_Invoice".rowid = t0._pk`
+        var join: String { " JOIN \(table) ON \(table).rowid = \(PredicateTranslator.rootAlias)._pk" }
+        /// `"_og_fts_Invoice" MATCH ?`
+        var matchCondition: String { "\(table) MATCH ?" }
+        /// FTS5's rank of a matching row: bm25, lower is better.
+        var rank: String { "\(table).rank" }
     }
 
     let entity: EntityDescription
@@ -38,14 +55,14 @@ struct FetchPlan {
         }
         crossesRelationships = predicate?.sql.contains("SELECT") ?? false
         if let query = request.searchQuery {
-            guard let index = SearchIndexTable(entity: entity) else { throw FetchError.notSearchable(entity.name) }
-            search = Search(index: index, query: query)
+            guard let search = Search(query, entity: entity) else { throw FetchError.notSearchable(entity.name) }
+            self.search = search
         } else {
             search = nil
         }
         (condition, join) = Self.filter(predicate, search: search)
         sortsByRank = request.sortsBySearchRank && search.map { !$0.query.isEmpty } == true
-        var terms = sortsByRank ? [search?.index.rank ?? ""] : []
+        var terms = sortsByRank ? [search?.rank ?? ""] : []
         var inMemory = false
         for descriptor in request.sortDescriptors {
             guard let keyPath = descriptor.keyPath else { throw FetchError.unsupportedSortKey("\(descriptor)") }
@@ -68,12 +85,12 @@ struct FetchPlan {
     private static func filter(_ predicate: SQLFragment?, search: Search?) -> (SQLFragment?, String) {
         guard let search else { return (predicate, "") }
         guard !search.query.isEmpty else { return (SQLFragment("0"), "") }
-        var condition = SQLFragment(search.index.matchCondition, [.string(search.query.matchExpression)])
+        var condition = SQLFragment(search.matchCondition, [.string(search.query.matchExpression)])
         if let predicate {
             condition.sql += " AND (\(predicate.sql))"
             condition.bindings += predicate.bindings
         }
-        return (condition, search.index.join)
+        return (condition, search.join)
     }
 
     /// Whether pending changes (or sorting) require evaluating the request in memory.

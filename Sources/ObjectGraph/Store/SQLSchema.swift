@@ -58,6 +58,9 @@ enum SQLSchema {
         return (quote("_join_\(first)_\(second)"), this == first)
     }
 
+    /// The full-text index of an entity with searchable attributes (see `SearchIndexTable`).
+    static func searchIndexName(_ entity: String) -> String { "_og_fts_\(entity)" }
+
     /// The order table of an ordered to-many relationship (`owner`, `member`, `position`).
     static func orderTableName(entity: String, relationship: String) -> String {
         quote("_order_\(entity)_\(relationship)")

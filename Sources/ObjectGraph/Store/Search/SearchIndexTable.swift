@@ -36,8 +36,6 @@ struct SearchIndexTable: Sendable, Equatable {
     let name: String
     /// The quoted name, for SQL.
     let table: String
-    /// The entity's property indices of the indexed attributes, in column order.
-    let columnIndices: [Int]
     /// The statements that make the index, each as `sqlite_master` records it (no final
     /// semicolon), by object name: the table first, then its triggers.
     let schema: [(name: String, sql: String)]
@@ -51,9 +49,8 @@ struct SearchIndexTable: Sendable, Equatable {
         let attributes = entity.searchableAttributes
         guard !attributes.isEmpty else { return nil }
         self.entity = entity.name
-        name = "_og_fts_\(entity.name)"
+        name = SQLSchema.searchIndexName(entity.name)
         table = SQLSchema.quote(name)
-        columnIndices = entity.searchableIndices
         let content = SQLSchema.table(entity)
         let columns = attributes.map { SQLSchema.quote($0.name) }
         let list = columns.joined(separator: ", ")
@@ -70,16 +67,6 @@ struct SearchIndexTable: Sendable, Equatable {
             (name + "_update", "CREATE TRIGGER \(SQLSchema.quote(name + "_update")) AFTER UPDATE OF _pk, \(list) ON \(content) WHEN \(changed) BEGIN \(remove) \(add) END"),
         ]
     }
-
-    /// `JOIN "_og_fts_Invoice" ON "_og_fts_Invoice".rowid = t0._pk`: the index beside the
-    /// entity's rows in a fetch.
-    var join: String { " JOIN \(table) ON \(table).rowid = \(PredicateTranslator.rootAlias)._pk" }
-
-    /// `"_og_fts_Invoice" MATCH ?`.
-    var matchCondition: String { "\(table) MATCH ?" }
-
-    /// FTS5's rank of a matching row: bm25, lower is better.
-    var rank: String { "\(table).rank" }
 
     /// Fills the index from the entity's table.
     var rebuildSQL: String { "INSERT INTO \(table)(\(table)) VALUES ('rebuild')" }

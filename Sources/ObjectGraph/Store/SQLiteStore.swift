@@ -61,6 +61,7 @@ final class SQLiteStore: Sendable {
         }
         let writer = try SQLiteConnection(path: path, readOnly: false, create: true, busyTimeout: description.busyTimeout,
                                           vfs: vfs)
+        try Self.requireFullTextSearch(for: model, in: writer)
         self.identifier = try Self.prepareSchema(writer, model: model, isMemory: isMemory)
         self.builtSearchIndexes = try Self.prepareSearchIndexes(model: model, in: writer)
         self.recordsHistory = try Self.prepareHistory(writer, requested: description.recordsHistory)

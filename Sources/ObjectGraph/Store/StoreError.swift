@@ -19,8 +19,8 @@ public enum StoreError: Error, CustomStringConvertible, Sendable, Equatable {
     /// The store description asks for options that do not go together; the message says which.
     case invalidConfiguration(String)
     /// The model declares `.searchable` attributes, and the SQLite library this process
-    /// uses was built without FTS5 (`PRAGMA compile_options` lacks `ENABLE_FTS5`). The file
-    /// was not changed.
+    /// uses was built without FTS5 (`PRAGMA compile_options` lacks `ENABLE_FTS5`). Nothing
+    /// was written to the file.
     case fullTextSearchUnavailable(path: String)
     /// SQLite reported an error.
     case sqlite(code: Int32, message: String, sql: String?)
@@ -63,7 +63,7 @@ public enum StoreError: Error, CustomStringConvertible, Sendable, Equatable {
         case .invalidConfiguration(let message):
             return "The store description is invalid: \(message)"
         case .fullTextSearchUnavailable(let path):
-            return "\(path) cannot be opened with this model: it declares .searchable attributes, which need SQLite's full-text search (FTS5), and the SQLite library this process uses was built without it (PRAGMA compile_options lacks ENABLE_FTS5). Use an SQLite built with FTS5 (Debian's libsqlite3 is), or remove .searchable from the model. The file was left untouched."
+            return "\(path) cannot be opened with this model: it declares .searchable attributes, which need SQLite's full-text search (FTS5), and the SQLite library this process uses was built without it (PRAGMA compile_options lacks ENABLE_FTS5). Use an SQLite built with FTS5 (Debian's libsqlite3 is), or remove .searchable from the model. Nothing was written to the file."
         case .sqlite(let code, let message, let sql):
             return "SQLite error \(code): \(message)" + (sql.map { " in \($0)" } ?? "")
         }

@@ -10,13 +10,11 @@ extension SQLiteStore {
     /// (a model of another version may still search it; its triggers keep it in step).
     ///
     /// - Returns: the names of the entities whose index was built.
-    /// - Throws: ``StoreError/fullTextSearchUnavailable(path:)`` when the model declares
-    ///   searchable attributes and SQLite lacks FTS5; ``StoreError/busy(path:timeout:)`` when
-    ///   another process holds the write lock past the busy timeout.
+    /// - Throws: ``StoreError/busy(path:timeout:)`` when another process holds the write
+    ///   lock past the busy timeout.
     static func prepareSearchIndexes(model: ManagedObjectModel, in db: SQLiteConnection) throws -> [String] {
         let declared = model.entities.compactMap(SearchIndexTable.init(entity:))
         guard !declared.isEmpty else { return [] }
-        try requireFullTextSearch(compileOptions: compileOptions(of: db), path: db.path)
         guard try !outdatedIndexes(declared, in: db).isEmpty else { return [] }
         return try db.transaction {
             // Again under the write lock: another process opening the file at the same time
@@ -25,6 +23,15 @@ extension SQLiteStore {
             for index in outdated { try build(index, in: db) }
             return outdated.map(\.entity)
         }
+    }
+
+    /// Checks, before anything is written, that SQLite can index what `model` declares
+    /// searchable.
+    /// - Throws: ``StoreError/fullTextSearchUnavailable(path:)`` when the model declares
+    ///   searchable attributes and this SQLite was built without FTS5.
+    static func requireFullTextSearch(for model: ManagedObjectModel, in db: SQLiteConnection) throws {
+        guard model.entities.contains(where: { !$0.searchableIndices.isEmpty }) else { return }
+        try requireFullTextSearch(compileOptions: compileOptions(of: db), path: db.path)
     }
 
     /// Throws unless `compileOptions` (as `PRAGMA compile_options` lists them) include FTS5.

@@ -27,7 +27,7 @@
 /// A write that bypasses triggers would leave the index stale; SQLite only does that for a
 /// row deleted by `REPLACE` conflict resolution with `recursive_triggers` off (Debian builds
 /// SQLite with it on; ObjectGraph never writes entity rows with `REPLACE`).
-struct SearchIndexTable: Sendable, Equatable {
+struct SearchIndexTable: Sendable {
     /// The tokenizer FTS5 indexes with; ``SearchTokenizer`` follows the same rules.
     static let tokenizer = "unicode61 remove_diacritics 2"
 
@@ -39,10 +39,6 @@ struct SearchIndexTable: Sendable, Equatable {
     /// The statements that make the index, each as `sqlite_master` records it (no final
     /// semicolon), by object name: the table first, then its triggers.
     let schema: [(name: String, sql: String)]
-
-    static func == (a: Self, b: Self) -> Bool {
-        a.entity == b.entity && a.schema.map(\.sql) == b.schema.map(\.sql)
-    }
 
     /// The index of `entity`, or nil when it declares no searchable attribute.
     init?(entity: EntityDescription) {

@@ -4,8 +4,9 @@ import Foundation
 /// attributes are indexed with, redone in Swift: queries are split into the tokens FTS5 will
 /// see, and unsaved objects are matched in memory by the same rules.
 ///
-/// The rules, as SQLite 3.40 applies them (checked code point by code point against the real
-/// tokenizer in `SearchTokenizerTests`):
+/// The rules, as SQLite 3.40 applies them (checked against the real tokenizer for every code
+/// point of Unicode once, and for the basic plane and the emoji blocks by
+/// `SearchTokenizerTests`):
 /// - A token is a run of token characters: letters, numbers and private-use characters
 ///   (categories L*, N*, Co), unassigned code points, the 25 combining diacritics SQLite
 ///   knows (U+0300 acute, U+0308 diaeresis, ...), and every character Unicode assigned after

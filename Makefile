@@ -81,7 +81,7 @@ bench: deps-bench
 	rm -f Benchmarks/.build/release.yaml
 	cd Benchmarks && $(SWIFT) build -c release && .build/release/objectgraph-bench \
 	  && .build/release/nesting-bench && .build/release/history-bench && .build/release/history-values-bench \
-	  && .build/release/webserver-bench && .build/release/aggregate-bench
+	  && .build/release/webserver-bench && .build/release/aggregate-bench && .build/release/search-bench
 
 # The ObjectGraph benchmarks alone (against raw SQLite and GRDB; nested contexts).
 .PHONY: bench-objectgraph
@@ -113,6 +113,13 @@ bench-history-values: deps
 bench-aggregates: deps
 	rm -f Benchmarks/.build/release.yaml
 	cd Benchmarks && $(SWIFT) build -c release --product aggregate-bench && .build/release/aggregate-bench $(BENCH_ARGS)
+
+# Full-text search over 100,000 invoices' notes against a LIKE scan in raw SQLite, and the
+# search index's cost to a batch insert.
+.PHONY: bench-search
+bench-search: deps
+	rm -f Benchmarks/.build/release.yaml
+	cd Benchmarks && $(SWIFT) build -c release --product search-bench && .build/release/search-bench $(BENCH_ARGS)
 
 # Issue 7: from a form change to the inspector's server-sent event (30 changes).
 .PHONY: bench-inspector

@@ -39,6 +39,11 @@ let package = Package(
             "CSQLiteBench",
             .product(name: "ObjectGraph", package: "Invoices"),
         ]),
+        // Full-text search (`@Attribute(.searchable)`) against a LIKE scan in raw SQLite.
+        .executableTarget(name: "search-bench", dependencies: [
+            "CSQLiteBench",
+            .product(name: "ObjectGraph", package: "Invoices"),
+        ]),
         // A bare C libmicrohttpd handler, the baseline for the WebServer benchmark.
         .target(name: "CBareMHD", linkerSettings: [.linkedLibrary("microhttpd")]),
         // WebServer routes against the bare handler, driven by wrk.

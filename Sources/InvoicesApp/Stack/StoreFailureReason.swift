@@ -35,7 +35,8 @@ enum StoreFailureReason {
             return "another program kept the database file locked for more than \(seconds) s; try again in a moment"
         case .cannotOpen:
             return "this server cannot write to the database file; whoever runs it should check the file's permissions"
-        case .notADatabase, .incompatibleModel, .storeAlreadyAdded, .noStore, .invalidConfiguration:
+        case .notADatabase, .incompatibleModel, .storeAlreadyAdded, .noStore, .invalidConfiguration,
+             .fullTextSearchUnavailable:
             return "the database is not set up for this server; whoever runs it should check its log"
         case .sqlite(let code, _, _):
             switch SQLiteResultCode.primary(code) {

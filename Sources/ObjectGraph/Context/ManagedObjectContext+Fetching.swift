@@ -33,11 +33,21 @@ extension ManagedObjectContext {
         let overlay = pendingOverlay(includingOwn: request.includesPendingChanges)
         let store = try storeForReading()
         if !plan.needsMemoryPass(overlay) {
-            let rows = try read { try store.fetchRows(plan.entity, where: plan.condition, orderBy: plan.orderBy,
+            let rows = try read { try store.fetchRows(plan.entity, join: plan.join, where: plan.condition, orderBy: plan.orderBy,
                                                         limit: request.fetchLimit, offset: request.fetchOffset) }
             return materialize(rows, as: T.self, overlay: overlay)
         }
-        let rows = try read { try store.fetchRows(plan.entity, where: plan.condition, orderBy: nil, limit: nil, offset: 0) }
+        var ranks: [ObjectID: Double] = [:]
+        let rows: [(ObjectID, RowSnapshot)]
+        if plan.sortsByRank, let search = plan.search {
+            let ranked = try read { try store.fetchRankedRows(plan.entity, join: plan.join, where: plan.condition,
+                                                                rank: search.rank) }
+            rows = ranked.map { ($0.id, $0.row) }
+            for row in ranked { ranks[row.id] = row.rank }
+        } else {
+            rows = try read { try store.fetchRows(plan.entity, join: plan.join, where: plan.condition, orderBy: nil,
+                                                  limit: nil, offset: 0) }
+        }
         var candidates = materialize(rows, as: T.self, overlay: overlay)
         var seen = Set(candidates.map(\.objectID))
         for (id, pending) in overlay.values where pending.entity == plan.entity.name && !seen.contains(id) {
@@ -50,23 +60,56 @@ extension ManagedObjectContext {
         if let predicate = request.predicate {
             candidates = candidates.filter { (try? predicate.evaluate($0)) ?? false }
         }
-        if !request.sortDescriptors.isEmpty {
-            let descriptors = request.sortDescriptors
-            let foldsCase = request.sortsStringsCaseInsensitively
-            candidates.sort { a, b in
-                for d in descriptors {
-                    switch Self.compare(a, b, by: d, foldingCase: foldsCase) {
-                    case .orderedAscending: return true
-                    case .orderedDescending: return false
-                    case .orderedSame: continue
-                    }
-                }
-                return FetchPlan.tieBreak(a.objectID, b.objectID, descending: descriptors.last?.order == .reverse)
+        if let search = plan.search {
+            let stored = Dictionary(rows, uniquingKeysWith: { first, _ in first })
+            candidates = candidates.filter { object in
+                Self.matchesPendingSearch(object.objectID, search: search, overlay: overlay, stored: stored, ranks: &ranks)
             }
+        }
+        if plan.sortsByRank || !request.sortDescriptors.isEmpty {
+            Self.sort(&candidates, by: request, ranks: plan.sortsByRank ? ranks : nil)
         }
         let start = min(max(0, request.fetchOffset), candidates.count)
         let end = request.fetchLimit.map { min(candidates.count, start + max(0, $0)) } ?? candidates.count
         return Array(candidates[start..<end])
+    }
+
+    /// Whether an object a search fetch gathered matches: one whose values are as stored
+    /// matched in SQL; one with pending values is matched in memory by the index's rules.
+    /// A pending object whose searchable text differs from its stored row loses its rank
+    /// (bm25 scored the old text), so that it sorts first.
+    private static func matchesPendingSearch(_ id: ObjectID, search: FetchPlan.Search, overlay: PendingOverlay,
+                                             stored: [ObjectID: RowSnapshot], ranks: inout [ObjectID: Double]) -> Bool {
+        guard let pending = overlay.values[id] else { return true }
+        let indices = search.columnIndices
+        let texts = indices.map { index -> String in
+            if case .string(let text) = pending.values[index] { return text } else { return "" }
+        }
+        guard search.query.matches(texts) else { return false }
+        if let row = stored[id], indices.allSatisfy({ row.values[$0] == pending.values[$0] }) { return true }
+        ranks[id] = nil
+        return true
+    }
+
+    /// Sorts objects gathered in memory: by rank first when `ranks` is given (objects without
+    /// one first), then by the request's sort descriptors, then by primary key.
+    private static func sort<T: ManagedObject>(_ objects: inout [T], by request: FetchRequest<T>, ranks: [ObjectID: Double]?) {
+        let descriptors = request.sortDescriptors
+        let foldsCase = request.sortsStringsCaseInsensitively
+        objects.sort { a, b in
+            if let ranks {
+                let (x, y) = (ranks[a.objectID] ?? -.infinity, ranks[b.objectID] ?? -.infinity)
+                if x != y { return x < y }
+            }
+            for d in descriptors {
+                switch compare(a, b, by: d, foldingCase: foldsCase) {
+                case .orderedAscending: return true
+                case .orderedDescending: return false
+                case .orderedSame: continue
+                }
+            }
+            return FetchPlan.tieBreak(a.objectID, b.objectID, descending: descriptors.last?.order == .reverse)
+        }
     }
 
     /// One sort descriptor's order of two objects; with `foldingCase`, strings compare as
@@ -100,7 +143,7 @@ extension ManagedObjectContext {
         let overlay = pendingOverlay(includingOwn: request.includesPendingChanges)
         if !plan.needsMemoryPass(overlay) {
             let store = try storeForReading()
-            return try read { try store.fetchIDs(plan.entity, where: plan.condition, orderBy: plan.orderBy,
+            return try read { try store.fetchIDs(plan.entity, join: plan.join, where: plan.condition, orderBy: plan.orderBy,
                                                    limit: request.fetchLimit, offset: request.fetchOffset) }
         }
         return try fetch(request).map(\.objectID)
@@ -114,7 +157,7 @@ extension ManagedObjectContext {
         let overlay = pendingOverlay(includingOwn: request.includesPendingChanges)
         if !plan.needsMemoryPass(overlay) && request.fetchLimit == nil && request.fetchOffset == 0 {
             let store = try storeForReading()
-            return try read { try store.count(plan.entity, where: plan.condition) }
+            return try read { try store.count(plan.entity, join: plan.join, where: plan.condition) }
         }
         return try fetch(request).count
     }
@@ -223,63 +266,3 @@ extension ManagedObjectContext {
     }
 }
 
-/// A fetch request translated for the store.
-struct FetchPlan {
-    let entity: EntityDescription
-    let condition: SQLFragment?
-    let orderBy: String?
-    /// Some sort key cannot be expressed in SQL: results are sorted in memory.
-    let sortsInMemory: Bool
-    let crossesRelationships: Bool
-
-    init<T: ManagedObject>(_ request: FetchRequest<T>, model: ManagedObjectModel) throws {
-        guard let entity = model.entity(for: T.self) else { throw FetchError.unknownEntity(String(describing: T.self)) }
-        self.entity = entity
-        let schema = ModelPredicateSchema(model: model)
-        if let predicate = request.predicate {
-            do {
-                condition = try PredicateTranslator(schema: schema, rootEntity: entity.name).translate(predicate)
-            } catch {
-                throw FetchError.untranslatablePredicate("\(error)")
-            }
-        } else {
-            condition = nil
-        }
-        var terms: [String] = []
-        var inMemory = false
-        for descriptor in request.sortDescriptors {
-            guard let keyPath = descriptor.keyPath else { throw FetchError.unsupportedSortKey("\(descriptor)") }
-            guard schema.resolve(keyPath, from: entity.name) != nil else {
-                throw FetchError.unsupportedSortKey("\(keyPath)")
-            }
-            guard let expression = schema.sortExpression(keyPath, from: entity.name) else { inMemory = true; continue }
-            // Strings compare lexically (SQLite's BINARY, like Swift's `<`) unless the
-            // descriptor asks for another comparator; those become ASCII case-insensitive.
-            let collation = request.sortsStringsCaseInsensitively
-                || descriptor.stringComparator.map({ $0 != .lexical }) == true ? " COLLATE NOCASE" : ""
-            terms.append(expression + collation + (descriptor.order == .forward ? " ASC" : " DESC"))
-        }
-        sortsInMemory = inMemory
-        // Ties go by primary key, in the direction of the last sort key: an index on the sort
-        // keys then gives the whole order read forwards or backwards (SQLite's rowid ends
-        // every index), and nothing is sorted.
-        let tieBreak = request.sortDescriptors.last?.order == .reverse ? "t0._pk DESC" : "t0._pk"
-        orderBy = request.sortDescriptors.isEmpty ? nil : (terms + [tieBreak]).joined(separator: ", ")
-        crossesRelationships = condition?.sql.contains("SELECT") ?? false
-    }
-
-    /// The order of two objects the sort keys find equal, as the SQL's last `ORDER BY` term
-    /// gives it: by primary key, descending after a reverse last key; unsaved objects (no
-    /// key yet) as if their key were the largest.
-    static func tieBreak(_ a: ObjectID, _ b: ObjectID, descending: Bool) -> Bool {
-        let (x, y) = (a.primaryKey ?? .max, b.primaryKey ?? .max)
-        return descending ? x > y : x < y
-    }
-
-    /// Whether pending changes (or sorting) require evaluating the request in memory.
-    func needsMemoryPass(_ overlay: PendingOverlay) -> Bool {
-        if sortsInMemory { return true }
-        if overlay.isEmpty { return false }
-        return overlay.touches(entity.name) || crossesRelationships
-    }
-}

@@ -31,6 +31,16 @@ public struct FetchRequest<Result: ManagedObject> {
     /// offers no case-insensitive `String.StandardComparator`, so this is the switch; in SQL
     /// it is `COLLATE NOCASE`, and in-memory sorts follow the same rule.
     public var sortsStringsCaseInsensitively: Bool = false
+    /// Only objects whose searchable attributes (`@Attribute(.searchable)`) contain every
+    /// word of the query: a full-text search through the store's FTS5 index, combined with
+    /// the predicate (both must hold). Nil for no search. Unsaved objects are matched in
+    /// memory by the index's rules (see ``SearchQuery``).
+    public var searchQuery: SearchQuery?
+    /// With a search, whether results come best match first (FTS5's bm25 rank), the sort
+    /// descriptors only breaking ties; set it to false to order by the sort descriptors
+    /// alone. Unsaved objects whose searchable text changed have no rank yet: those that
+    /// match come before the stored ones, in the sort descriptors' order.
+    public var sortsBySearchRank: Bool = true
 
     public init(predicate: Predicate<Result>? = nil, sortBy sortDescriptors: [SortDescriptor<Result>] = [],
                 fetchLimit: Int? = nil, fetchOffset: Int = 0) {
@@ -49,6 +59,8 @@ public enum FetchError: Error, CustomStringConvertible, Sendable {
     case untranslatablePredicate(String)
     /// A sort descriptor's key path does not name a stored property.
     case unsupportedSortKey(String)
+    /// The request searches an entity that declares no searchable attribute.
+    case notSearchable(String)
     /// The store could not be read.
     case storeFailure(StoreError)
 
@@ -60,6 +72,8 @@ public enum FetchError: Error, CustomStringConvertible, Sendable {
             return "The predicate cannot be run by the store: \(detail)"
         case .unsupportedSortKey(let keyPath):
             return "Cannot sort by \(keyPath): sort by @Attribute properties, or through to-one relationships."
+        case .notSearchable(let name):
+            return "\(name) has no searchable attributes; declare the ones to search with @Attribute(.searchable)."
         case .storeFailure(let error):
             return "The store could not be read: \(error)"
         }

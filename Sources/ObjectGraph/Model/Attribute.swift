@@ -47,6 +47,15 @@ public struct Attribute<Value: AttributeValue> {
         index = Self.register(wrappedValue) { [c1(), c2(), c3(), c4()] }
     }
 
+    public init(wrappedValue: @autoclosure () -> Value,
+                _ c1: @autoclosure () -> AttributeConstraint,
+                _ c2: @autoclosure () -> AttributeConstraint,
+                _ c3: @autoclosure () -> AttributeConstraint,
+                _ c4: @autoclosure () -> AttributeConstraint,
+                _ c5: @autoclosure () -> AttributeConstraint) {
+        index = Self.register(wrappedValue) { [c1(), c2(), c3(), c4(), c5()] }
+    }
+
     /// An attribute whose default is the type's (`""`, `0`, `false`, `nil`, ...).
     public init() {
         index = Self.register({ Value.defaultAttributeValue }) { [] }
@@ -72,6 +81,14 @@ public struct Attribute<Value: AttributeValue> {
                 _ c3: @autoclosure () -> AttributeConstraint,
                 _ c4: @autoclosure () -> AttributeConstraint) {
         index = Self.register({ Value.defaultAttributeValue }) { [c1(), c2(), c3(), c4()] }
+    }
+
+    public init(_ c1: @autoclosure () -> AttributeConstraint,
+                _ c2: @autoclosure () -> AttributeConstraint,
+                _ c3: @autoclosure () -> AttributeConstraint,
+                _ c4: @autoclosure () -> AttributeConstraint,
+                _ c5: @autoclosure () -> AttributeConstraint) {
+        index = Self.register({ Value.defaultAttributeValue }) { [c1(), c2(), c3(), c4(), c5()] }
     }
 
     // Constraints are closures so that an ordinary object creation never evaluates them

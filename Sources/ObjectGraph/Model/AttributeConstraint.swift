@@ -7,6 +7,7 @@ import Foundation
 /// @Attribute(.unique, .pattern(#"^[^@\s]+@[^@\s]+$"#)) var email: String?
 /// @Attribute(.multiLine) var notes: String?
 /// @Attribute(.minimum(0)) var amount: Decimal
+/// @Attribute(.multiLine, .searchable) var notes: String?
 /// ```
 public enum AttributeConstraint: Sendable, Hashable {
     /// Not nil; for strings and data also not empty (strings: not only white space).
@@ -37,6 +38,12 @@ public enum AttributeConstraint: Sendable, Hashable {
     /// The store keeps an index on the attribute, for fast sorting and searching. Adding or
     /// removing it never needs a migration: the index is created when the store opens.
     case indexed
+    /// The store keeps a full-text index (SQLite FTS5) over the entity's searchable string
+    /// attributes, so a fetch can find objects by the words they contain
+    /// (``FetchRequest/searchQuery``), best match first. Like `indexed`, never part of the
+    /// model's hash: the index is created, and filled from the rows already there, when the
+    /// store opens. String attributes only.
+    case searchable
     /// Persistent history keeps the attribute's value when the object is deleted (in the
     /// change's ``Tombstone``), so a consumer in another process can tell what was deleted:
     /// an email to forget, a file to remove. Like `indexed`, never part of the model's hash.

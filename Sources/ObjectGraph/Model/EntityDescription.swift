@@ -24,6 +24,9 @@ public final class EntityDescription: Sendable, CustomStringConvertible {
     /// The properties whose values persistent history records (attributes and to-one
     /// relationships), in declaration order.
     let historyValueIndices: [Int]
+    /// Indices of the attributes declared `.searchable`, in declaration order: the columns
+    /// of the entity's full-text index.
+    let searchableIndices: [Int]
 
     // Key path → property path, resolved by reading the key path on the prototype.
     // Guarded by `keyPathLock`: many queues resolve key paths (fetches, sorts) at once.
@@ -53,6 +56,9 @@ public final class EntityDescription: Sendable, CustomStringConvertible {
             case .relationship(let r): return r.recordsValuesInHistory
             }
         }
+        self.searchableIndices = properties.indices.filter {
+            if case .attribute(let a) = properties[$0] { return a.isSearchable } else { return false }
+        }
         self.uniquenessConstraints = uniquenessIndices.map { $0.map { properties[$0].name } }
         self.indexes = indexes.map { $0.map { properties[$0].name } }
     }
@@ -71,6 +77,11 @@ public final class EntityDescription: Sendable, CustomStringConvertible {
 
     public var attributes: [AttributeDescription] {
         attributeIndices.compactMap { if case .attribute(let a) = properties[$0] { return a } else { return nil } }
+    }
+
+    /// The attributes declared `.searchable`: what a full-text search of the entity reads.
+    public var searchableAttributes: [AttributeDescription] {
+        searchableIndices.compactMap { if case .attribute(let a) = properties[$0] { return a } else { return nil } }
     }
 
     public var relationships: [RelationshipDescription] {

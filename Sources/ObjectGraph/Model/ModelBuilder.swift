@@ -74,6 +74,7 @@ struct ModelBuilder {
         for (index, (name, declaration)) in zip(entity.propertyNames, entity.declarations).enumerated() {
             switch declaration {
             case let .attribute(type, isOptional, defaultValue, constraints):
+                if constraints.contains(.searchable) { try Self.checkSearchable(name, type: type, entity: entity.name) }
                 described.append(.attribute(AttributeDescription(
                     name: name, type: type, isOptional: isOptional, constraints: constraints, defaultValue: defaultValue,
                     recordsValuesInHistory: recordsAll || constraints.contains(.recordsValuesInHistory))))
@@ -98,6 +99,18 @@ struct ModelBuilder {
             }
         }
         return described
+    }
+
+    /// A searchable attribute is text, and its name is not one FTS5 keeps for itself.
+    private static func checkSearchable(_ name: String, type: AttributeType, entity: String) throws {
+        if type != .string {
+            throw ModelError.unsupportedDeclaration(
+                entity: entity, reason: "\(name) is .searchable but holds \(type.rawValue) values; full-text search indexes String attributes only")
+        }
+        if ["rank", "rowid"].contains(name.lowercased()) {
+            throw ModelError.unsupportedDeclaration(
+                entity: entity, reason: "\(name) cannot be .searchable: FTS5 reserves the column names rank and rowid; rename the attribute")
+        }
     }
 
     /// Pairs each relationship with the inverse its key path names, read on the destination's

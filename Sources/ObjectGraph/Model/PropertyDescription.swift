@@ -26,6 +26,8 @@ public struct AttributeDescription: Sendable, Hashable {
 
     public var isUnique: Bool { constraints.contains(.unique) }
     public var isIndexed: Bool { constraints.contains(.indexed) }
+    /// Whether the store's full-text index covers the attribute (`.searchable`).
+    public var isSearchable: Bool { constraints.contains(.searchable) }
     public var isPreservedInHistoryOnDeletion: Bool { constraints.contains(.preservedInHistoryOnDeletion) }
 }
 

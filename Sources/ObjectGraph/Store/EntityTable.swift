@@ -17,6 +17,11 @@ struct EntityTable: Sendable {
     /// `t0._pk, t0._version, t0."col", ...`
     let selectList: String
     let insertSQL: String
+    /// How many rows `chunkInsertSQL` inserts: at most 64, and never more parameters than
+    /// the 999 every SQLite build allows.
+    let rowsPerInsert: Int
+    /// `insertSQL` for `rowsPerInsert` rows at once.
+    let chunkInsertSQL: String
     let updateSQL: String
     let deleteSQL: String
 
@@ -38,7 +43,10 @@ struct EntityTable: Sendable {
         self.toManyIndices = toMany
         let names = columns.map(\.1)
         selectList = (["t0._pk", "t0._version"] + names.map { "t0.\($0)" }).joined(separator: ", ")
-        insertSQL = "INSERT INTO \(table) (_pk, _version\(names.map { ", \($0)" }.joined())) VALUES (?, 1\(String(repeating: ", ?", count: names.count)))"
+        let rowValues = "(?, 1\(String(repeating: ", ?", count: names.count)))"
+        insertSQL = "INSERT INTO \(table) (_pk, _version\(names.map { ", \($0)" }.joined())) VALUES \(rowValues)"
+        rowsPerInsert = max(1, min(64, 999 / (names.count + 1)))
+        chunkInsertSQL = insertSQL + String(repeating: ", " + rowValues, count: rowsPerInsert - 1)
         updateSQL = "UPDATE \(table) SET _version = _version + 1\(names.map { ", \($0) = ?" }.joined()) WHERE _pk = ? AND _version = ?"
         deleteSQL = "DELETE FROM \(table) WHERE _pk = ? AND _version = ?"
     }

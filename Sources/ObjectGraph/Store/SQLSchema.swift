@@ -68,6 +68,9 @@ enum SQLSchema {
         "\(compoundIndexPrefix)\(entity)(\(columns.joined(separator: ",")))"
     }
 
+    /// The full-text index of an entity with searchable attributes (see `SearchIndexTable`).
+    static func searchIndexName(_ entity: String) -> String { "_og_fts_\(entity)" }
+
     /// The order table of an ordered to-many relationship (`owner`, `member`, `position`).
     static func orderTableName(entity: String, relationship: String) -> String {
         quote("_order_\(entity)_\(relationship)")

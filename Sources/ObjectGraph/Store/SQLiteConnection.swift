@@ -176,6 +176,7 @@ final class SQLiteStatement {
     }
 
     func int(at column: Int32) -> Int64 { sqlite3_column_int64(handle, column) }
+    func double(at column: Int32) -> Double { sqlite3_column_double(handle, column) }
     func isNull(at column: Int32) -> Bool { sqlite3_column_type(handle, column) == SQLITE_NULL }
 
     /// The column's text, all of its bytes (a NUL inside is kept); nil for NULL.

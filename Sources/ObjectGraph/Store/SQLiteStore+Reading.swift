@@ -2,11 +2,13 @@ import CSQLite
 import Foundation
 
 extension SQLiteStore {
-    /// Rows of `entity` matching `condition`, as snapshots, in `orderBy` order.
-    func fetchRows(_ entity: EntityDescription, where condition: SQLFragment?, orderBy: String?,
+    /// Rows of `entity` matching `condition`, as snapshots, in `orderBy` order. `join` puts
+    /// another table beside the rows (a search index) for the condition and order to read.
+    func fetchRows(_ entity: EntityDescription, join: String = "", where condition: SQLFragment?, orderBy: String?,
                    limit: Int?, offset: Int) throws -> [(ObjectID, RowSnapshot)] {
         let table = table(for: entity)
-        let sql = Self.select(table.selectList, from: table, where: condition, orderBy: orderBy, limit: limit, offset: offset)
+        let sql = Self.select(table.selectList, from: table, join: join, where: condition, orderBy: orderBy,
+                              limit: limit, offset: offset)
         readQueryCount.add(1, ordering: .relaxed)
         return try pool.read { db in
             let statement = try db.statement(sql)
@@ -20,11 +22,33 @@ extension SQLiteStore {
         }
     }
 
+    /// Matching rows with the value of `rank` for each (a search's rank), in no order.
+    func fetchRankedRows(_ entity: EntityDescription, join: String, where condition: SQLFragment?,
+                         rank: String) throws -> [(id: ObjectID, row: RowSnapshot, rank: Double)] {
+        let table = table(for: entity)
+        let sql = Self.select(table.selectList + ", " + rank, from: table, join: join, where: condition, orderBy: nil,
+                              limit: nil, offset: 0)
+        let rankColumn = Int32(2 + table.columns.count)
+        readQueryCount.add(1, ordering: .relaxed)
+        return try pool.read { db in
+            let statement = try db.statement(sql)
+            defer { statement.reset() }
+            statement.bind(condition?.bindings ?? [])
+            var rows: [(id: ObjectID, row: RowSnapshot, rank: Double)] = []
+            while try statement.step() {
+                let (id, row) = table.snapshot(from: statement, store: identifier)
+                rows.append((id, row, statement.double(at: rankColumn)))
+            }
+            return rows
+        }
+    }
+
     /// The IDs of matching rows, without their values.
-    func fetchIDs(_ entity: EntityDescription, where condition: SQLFragment?, orderBy: String?,
+    func fetchIDs(_ entity: EntityDescription, join: String = "", where condition: SQLFragment?, orderBy: String?,
                   limit: Int?, offset: Int) throws -> [ObjectID] {
         let table = table(for: entity)
-        let sql = Self.select("t0._pk", from: table, where: condition, orderBy: orderBy, limit: limit, offset: offset)
+        let sql = Self.select("t0._pk", from: table, join: join, where: condition, orderBy: orderBy,
+                              limit: limit, offset: offset)
         readQueryCount.add(1, ordering: .relaxed)
         return try pool.read { db in
             let statement = try db.statement(sql)
@@ -38,8 +62,8 @@ extension SQLiteStore {
         }
     }
 
-    func count(_ entity: EntityDescription, where condition: SQLFragment?) throws -> Int {
-        let sql = "SELECT COUNT(*) FROM \(SQLSchema.table(entity)) t0" + (condition.map { " WHERE \($0.sql)" } ?? "")
+    func count(_ entity: EntityDescription, join: String = "", where condition: SQLFragment?) throws -> Int {
+        let sql = "SELECT COUNT(*) FROM \(SQLSchema.table(entity)) t0" + join + (condition.map { " WHERE \($0.sql)" } ?? "")
         readQueryCount.add(1, ordering: .relaxed)
         return try pool.read { db in
             let statement = try db.statement(sql)
@@ -92,9 +116,9 @@ extension SQLiteStore {
         }
     }
 
-    static func select(_ columns: String, from table: EntityTable, where condition: SQLFragment?,
+    static func select(_ columns: String, from table: EntityTable, join: String = "", where condition: SQLFragment?,
                        orderBy: String?, limit: Int?, offset: Int) -> String {
-        "SELECT \(columns) FROM \(table.table) t0"
+        "SELECT \(columns) FROM \(table.table) t0" + join
             + (condition.map { " WHERE \($0.sql)" } ?? "")
             + (orderBy.map { " ORDER BY \($0)" } ?? "")
             + limitClause(limit: limit, offset: offset)

@@ -25,6 +25,10 @@ final class SQLiteStore: Sendable {
     /// Names this store's writer in history, so the coordinator can tell its own
     /// transactions from other coordinators' and processes'.
     let writerIdentity = UUID().uuidString
+    /// The entities whose full-text index this store built when it opened (created, or
+    /// remade in a new shape, and filled from the rows): lets tests see that opening a file
+    /// again rebuilds nothing.
+    let builtSearchIndexes: [String]
 
     init(_ description: PersistentStoreDescription, model: ManagedObjectModel) throws {
         self.model = model
@@ -57,7 +61,9 @@ final class SQLiteStore: Sendable {
         }
         let writer = try SQLiteConnection(path: path, readOnly: false, create: true, busyTimeout: description.busyTimeout,
                                           vfs: vfs)
+        try Self.requireFullTextSearch(for: model, in: writer)
         self.identifier = try Self.prepareSchema(writer, model: model, isMemory: isMemory)
+        self.builtSearchIndexes = try Self.prepareSearchIndexes(model: model, in: writer)
         self.recordsHistory = try Self.prepareHistory(writer, requested: description.recordsHistory)
         let timeout = description.busyTimeout
         self.pool = ConnectionPool(

@@ -18,6 +18,10 @@ public enum StoreError: Error, CustomStringConvertible, Sendable, Equatable {
     case noStore
     /// The store description asks for options that do not go together; the message says which.
     case invalidConfiguration(String)
+    /// The model declares `.searchable` attributes, and the SQLite library this process
+    /// uses was built without FTS5 (`PRAGMA compile_options` lacks `ENABLE_FTS5`). Nothing
+    /// was written to the file.
+    case fullTextSearchUnavailable(path: String)
     /// SQLite reported an error.
     case sqlite(code: Int32, message: String, sql: String?)
 
@@ -35,6 +39,7 @@ public enum StoreError: Error, CustomStringConvertible, Sendable, Equatable {
         case .busy: return 134110
         case .incompatibleModel: return 134100
         case .storeAlreadyAdded, .noStore, .invalidConfiguration: return 134020
+        case .fullTextSearchUnavailable: return 134080
         case .sqlite(let code, _, _): return Int(code)
         }
     }
@@ -57,6 +62,8 @@ public enum StoreError: Error, CustomStringConvertible, Sendable, Equatable {
             return "The coordinator has no store; call addPersistentStore(_:) first."
         case .invalidConfiguration(let message):
             return "The store description is invalid: \(message)"
+        case .fullTextSearchUnavailable(let path):
+            return "\(path) cannot be opened with this model: it declares .searchable attributes, which need SQLite's full-text search (FTS5), and the SQLite library this process uses was built without it (PRAGMA compile_options lacks ENABLE_FTS5). Use an SQLite built with FTS5 (Debian's libsqlite3 is), or remove .searchable from the model. Nothing was written to the file."
         case .sqlite(let code, let message, let sql):
             return "SQLite error \(code): \(message)" + (sql.map { " in \($0)" } ?? "")
         }

@@ -17,6 +17,11 @@ extension SQLiteStore {
     /// Inserts the rows `next` returns (full value arrays by property index), with keys from
     /// the entity's sequence. `finish` runs after the last row, inside the transaction: it
     /// throws to roll everything back (the rows' validation failures).
+    ///
+    /// Rows go in by up to ``EntityTable/rowsPerInsert`` per statement: besides saving
+    /// statements, a search index's trigger then runs inside one statement for many rows, and
+    /// FTS5, which flushes its pending tokens to disk at every statement that fires a
+    /// trigger, flushes once per chunk instead of once per row (about 3× faster).
     func batchInsert(_ entity: EntityDescription, next: () throws -> [StoredValue]?, finish: () throws -> Void,
                      author: String?, contextName: String?) throws -> BatchOutcome {
         try batchWrite { db in
@@ -24,30 +29,47 @@ extension SQLiteStore {
             // History is written row by row, so rows made on demand are never all in memory.
             var history = recordsHistory ? try HistoryWriter(store: self, author: author, contextName: contextName, db: db) : nil
             let table = table(for: entity)
-            let statement = try db.statement(table.insertSQL)
             // Keys are reserved in blocks, so the sequence row is written a few times, not once per row.
             var keys: ClosedRange<Int64>? = nil
             var nextKey: Int64 = 0
+            var pending: [(key: Int64, values: [StoredValue])] = []
             while let values = try next() {
                 if keys == nil || nextKey > keys?.upperBound ?? 0 {
                     keys = try reservePrimaryKeys(entity.name, count: 1024, in: db)
                     nextKey = keys?.lowerBound ?? 0
                 }
-                let pk = nextKey
-                nextKey += 1
-                statement.reset()
-                statement.bind(.int(pk), at: 1)
-                for (n, column) in table.columns.enumerated() { statement.bind(values[column.index], at: Int32(n + 2)) }
-                try statement.run()
-                outcome.inserted.append(ObjectID(entityName: entity.name, key: .permanent(store: identifier, primaryKey: pk)))
-                try history?.append(HistoryRecord(entity: entity.name, primaryKey: pk, kind: .insert,
+                pending.append((nextKey, values))
+                outcome.inserted.append(ObjectID(entityName: entity.name, key: .permanent(store: identifier, primaryKey: nextKey)))
+                try history?.append(HistoryRecord(entity: entity.name, primaryKey: nextKey, kind: .insert,
                                                   values: Self.historyValues(of: entity, old: nil, new: values)))
+                nextKey += 1
+                if pending.count == table.rowsPerInsert {
+                    try insert(pending, into: table, in: db)
+                    pending.removeAll(keepingCapacity: true)
+                }
             }
+            try insert(pending, into: table, in: db)
             try finish()
             // Unused reserved keys are simply skipped: keys are never reused anyway.
             outcome.historyToken = history?.finish()
             return outcome
         }
+    }
+
+    /// Inserts rows with their keys in one statement (a full chunk's, cached) or one each.
+    private func insert(_ rows: [(key: Int64, values: [StoredValue])], into table: EntityTable,
+                        in db: SQLiteConnection) throws {
+        guard !rows.isEmpty else { return }
+        let chunked = rows.count == table.rowsPerInsert
+        let statement = try db.statement(chunked ? table.chunkInsertSQL : table.insertSQL)
+        for (n, row) in rows.enumerated() {
+            if !chunked { statement.reset() }
+            let base = chunked ? Int32(n * (table.columns.count + 1)) : 0
+            statement.bind(.int(row.key), at: base + 1)
+            for (c, column) in table.columns.enumerated() { statement.bind(row.values[column.index], at: base + Int32(c + 2)) }
+            if !chunked { try statement.run() }
+        }
+        if chunked { try statement.run() }
     }
 
     /// Sets `values` (column property index → value) on the rows matching `condition`.

@@ -76,7 +76,7 @@ import Testing
             #expect(snapshot.otherProcesses.consumer?.contains(", 0 transactions merged") == false)
             // The server's own saves are never taken for another process's.
             #expect(snapshot.timeline.filter { $0.kind == .remote }.allSatisfy { $0.context == "coordinator" || $0.origin != nil })
-            #expect(try await visitor.get("/contexts.md").text.contains("committed by another process (import)"))
+            #expect(try await visitor.get("/contexts.md").text.contains("committed by another process (invoices import (pid "))
         }
     }
 

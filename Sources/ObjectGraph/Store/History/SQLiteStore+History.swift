@@ -67,15 +67,36 @@ extension SQLiteStore {
 
     // MARK: Writing
 
-    /// Records a transaction and its changes; call it inside the write transaction.
+    /// Records a transaction and its changes; call it inside the write transaction. During a
+    /// migration, the changes join the migration's one transaction instead.
     func recordHistory(_ records: [HistoryRecord], author: String?, contextName: String?,
                        in db: SQLiteConnection) throws -> PersistentHistoryToken {
+        let number: Int64
+        if let migration = migrationHistory {
+            number = try migration.number { try insertHistoryTransaction(author: migration.author, contextName: migration.contextName, in: db) }
+        } else {
+            number = try insertHistoryTransaction(author: author, contextName: contextName, in: db)
+        }
+        try insertHistoryChanges(records, transaction: number, in: db)
+        return PersistentHistoryToken(storeIdentifier: identifier, transactionNumber: number)
+    }
+
+    /// A new transaction's header; returns its number.
+    func insertHistoryTransaction(author: String?, contextName: String?, in db: SQLiteConnection) throws -> Int64 {
+        try Self.insertHistoryTransaction(author: author, contextName: contextName, writerIdentity: writerIdentity, in: db)
+    }
+
+    static func insertHistoryTransaction(author: String?, contextName: String?, writerIdentity: String,
+                                         in db: SQLiteConnection) throws -> Int64 {
         let transaction = try db.statement(
             "INSERT INTO _og_history_transaction (timestamp, author, context, pid, coordinator) VALUES (?, ?, ?, ?, ?)")
         transaction.bind([.double(Date().timeIntervalSince1970), author.map(StoredValue.string) ?? .null,
                           contextName.map(StoredValue.string) ?? .null, .int(Int64(getpid())), .string(writerIdentity)])
         try transaction.run()
-        let number = sqlite3_last_insert_rowid(db.handle)
+        return sqlite3_last_insert_rowid(db.handle)
+    }
+
+    private func insertHistoryChanges(_ records: [HistoryRecord], transaction number: Int64, in db: SQLiteConnection) throws {
         let change = try db.statement("INSERT INTO _og_history_change (txn, entity, pk, kind, updated) VALUES (?, ?, ?, ?, ?)")
         let tombstone = try db.statement("INSERT INTO _og_history_tombstone (change, attribute, value) VALUES (?, ?, ?)")
         for record in records {
@@ -91,7 +112,6 @@ extension SQLiteStore {
                 try tombstone.run()
             }
         }
-        return PersistentHistoryToken(storeIdentifier: identifier, transactionNumber: number)
     }
 
     /// The values of the attributes a deleted row keeps in history (nil when none are

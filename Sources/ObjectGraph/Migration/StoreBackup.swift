@@ -7,15 +7,18 @@ import Foundation
 /// The copy is made with SQLite's online backup API from a connection of its own, while the
 /// migration holds the write lock: no one can write meanwhile, and readers go on reading. It
 /// is written under a `.partial` name and renamed when complete, so a crash never leaves a
-/// half copy under the backup's name.
+/// half copy under the backup's name. An earlier backup of the same version is replaced.
 enum StoreBackup {
     static func write(of path: String, version: Int, busyTimeout: TimeInterval, vfs: String?) throws -> URL {
         let target = path + ".v\(version)-backup", partial = target + ".partial"
         do {
             if FileManager.default.fileExists(atPath: partial) { try FileManager.default.removeItem(atPath: partial) }
             try copy(from: path, to: partial, naming: target, busyTimeout: busyTimeout, vfs: vfs)
-            if FileManager.default.fileExists(atPath: target) { try FileManager.default.removeItem(atPath: target) }
-            try FileManager.default.moveItem(atPath: partial, toPath: target)
+            // rename(2) replaces an earlier backup in one step, and refuses to replace
+            // anything but a file.
+            if rename(partial, target) != 0 {
+                throw MigrationError.backupFailed(path: target, reason: String(cString: strerror(errno)))
+            }
         } catch {
             // Already failing: a half copy left behind is replaced by the next attempt.
             try? FileManager.default.removeItem(atPath: partial)

@@ -55,6 +55,31 @@ import Testing
         #expect(invoices.allSatisfy { $0.4 == Date(timeIntervalSince1970: 1_738_368_000) })
     }
 
+    @Test func theFileHasVersion3sTablesAndNothingElse() async throws {
+        // Given a file written by version 1, migrated to version 3
+        let url = try await InvoiceFiles.version1(Self.invoices)
+        defer { StoreFileState.cleanUp(url) }
+        _ = try InvoiceFiles.open(url, with: InvoicesV3.model, plan: try InvoicesMigration.plan())
+
+        // Then the invoice table has lost `amount` and `purchaseOrder` and gained `identifier`
+        // and `dueDate`; the line items have a table and an order table; no table is left over
+        #expect(try SQLiteFile.columns(of: "Invoice", at: url) == [
+            "_pk", "_version", "identifier", "currency", "notes", "status", "issueDate", "dueDate", "client",
+        ])
+        #expect(try SQLiteFile.columns(of: "LineItem", at: url) == [
+            "_pk", "_version", "itemDescription", "quantity", "unitPrice", "invoice",
+        ])
+        #expect(try SQLiteFile.tables(at: url) == [
+            "Client", "Invoice", "LineItem", "_og_metadata", "_og_sequence", "_order_Invoice_lineItems",
+        ])
+        // The indexes are version 3's: the renamed column's uniqueness, the new to-one's look-up
+        let indexes = try SQLiteFile.strings(
+            "SELECT sql FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL ORDER BY name", at: url)
+        #expect(indexes.contains(#"CREATE UNIQUE INDEX "Invoice_unique_0" ON "Invoice"("identifier")"#))
+        #expect(indexes.contains(#"CREATE INDEX "LineItem_invoice" ON "LineItem"("invoice")"#))
+        #expect(indexes.contains(#"CREATE INDEX "Invoice_status_index" ON "Invoice"("status")"#))
+    }
+
     @Test func theMigratedFileIsAtTheNewVersionAndOpensWithoutThePlan() async throws {
         // Given a version 1 file migrated to version 3
         let url = try await InvoiceFiles.version1(Self.invoices)

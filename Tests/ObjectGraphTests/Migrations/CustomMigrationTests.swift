@@ -33,6 +33,23 @@ import Testing
         }
     }
 
+    @Test func inBatchesEveryRowIsMigratedOnce() async throws {
+        // Given a version 1 file with 10 invoices
+        let invoices = (1...10).map { InvoiceFiles.Invoice(number: "INV-\($0)", amount: Decimal($0) / 4) }
+        let url = try await InvoiceFiles.version1(invoices)
+        defer { StoreFileState.cleanUp(url) }
+
+        // When version 3 migrates it 3 invoices at a time (the last batch is short)
+        let coordinator = try InvoiceFiles.open(url, with: InvoicesV3.model, plan: try InvoicesMigration.plan(batchSize: 3))
+
+        // Then each invoice has exactly its one line
+        let migrated = try await InvoiceFiles.version3Invoices(at: coordinator)
+        #expect(migrated.count == 10)
+        for invoice in invoices {
+            #expect(migrated[invoice.number]?.lines.map(\.unitPrice) == [invoice.amount], "\(invoice.number)")
+        }
+    }
+
     @Test func theOtherPropertiesSurviveBothStages() async throws {
         // Given a file written by version 1
         let url = try await InvoiceFiles.version1(Self.invoices)

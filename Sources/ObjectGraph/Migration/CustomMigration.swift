@@ -54,7 +54,7 @@ public final class CustomMigration {
             throw MigrationError.stageFailed(MigrationFailure(
                 stage: stage, reason: .stageError("\(Source.self) is not an entity of version \(sourceModel.version)")))
         }
-        let table = EntityTable(entity: entity)
+        let table = EntityTable(entity: entity), keyPaths = MigrationKeyPaths()
         let select = try db.uncachedStatement(
             "SELECT \(table.selectList) FROM \(table.table) t0 WHERE t0._pk > ? ORDER BY t0._pk LIMIT ?")
         var after: Int64 = 0
@@ -64,7 +64,8 @@ public final class CustomMigration {
             var rows: [MigrationRow<Source>] = []
             while try select.step() {
                 let (id, snapshot) = table.snapshot(from: select, store: storeIdentifier)
-                rows.append(MigrationRow(objectID: id, values: snapshot.values, entity: entity, model: sourceModel, stage: stage))
+                rows.append(MigrationRow(objectID: id, values: snapshot.values, entity: entity, model: sourceModel, stage: stage,
+                                         keyPaths: keyPaths))
             }
             select.reset()
             guard let last = rows.last else { return }

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// A row of the old version, as a custom stage reads it: its ID and its stored values,
 /// read through the old version's classes' key paths.
@@ -17,6 +18,7 @@ public struct MigrationRow<Source: ManagedObject>: Sendable {
     let entity: EntityDescription
     let model: ManagedObjectModel
     let stage: String
+    let keyPaths: MigrationKeyPaths
 
     /// The row's primary key.
     public var primaryKey: Int64 { objectID.primaryKey ?? 0 }
@@ -45,15 +47,33 @@ public struct MigrationRow<Source: ManagedObject>: Sendable {
     }
 
     private func property(_ keyPath: AnyKeyPath) throws -> (Int, String) {
-        guard let property = model.property(for: keyPath), let index = entity.propertyIndexByName[property.name],
-              index < values.count else {
+        guard let (index, name) = keyPaths.resolve(keyPath, in: entity, model: model), index < values.count else {
             throw failure(nil, nil, .stageError("\(keyPath) is not a stored property of \(entity.name) in version \(model.version)"))
         }
-        return (index, property.name)
+        return (index, name)
     }
 
     private func failure(_ property: String?, _ value: StoredValue?, _ reason: MigrationFailure.Reason) -> MigrationError {
         MigrationError.stageFailed(MigrationFailure(stage: stage, entity: entity.name, primaryKey: primaryKey,
                                                     property: property, value: value.map(InspectedValue.init), reason: reason))
+    }
+}
+
+/// The properties key paths name, resolved once per migration rather than once per row.
+///
+/// @unchecked Sendable: `resolved` is only touched while `lock` is held (key paths are not
+/// `Sendable`, so they cannot live in the `Mutex`'s value).
+final class MigrationKeyPaths: @unchecked Sendable {
+    private let lock = Mutex(())
+    private var resolved: [AnyKeyPath: (index: Int, name: String)?] = [:]
+
+    func resolve(_ keyPath: AnyKeyPath, in entity: EntityDescription, model: ManagedObjectModel) -> (Int, String)? {
+        lock.withLock { _ in
+            if let known = resolved[keyPath] { return known }
+            let property = model.property(for: keyPath)
+            let found = property.flatMap { p in entity.propertyIndexByName[p.name].map { ($0, p.name) } }
+            resolved[keyPath] = .some(found)
+            return found
+        }
     }
 }

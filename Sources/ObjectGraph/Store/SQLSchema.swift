@@ -17,7 +17,10 @@ enum SQLSchema {
 
     /// `"name"` with embedded quotes doubled: an SQL identifier.
     static func quote(_ identifier: String) -> String {
-        "\"" + identifier.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+        // Saves and relationship writes quote names per row: skip Foundation's search when
+        // there is nothing to double, which is almost always.
+        guard identifier.utf8.contains(UInt8(ascii: "\"")) else { return "\"" + identifier + "\"" }
+        return "\"" + identifier.replacingOccurrences(of: "\"", with: "\"\"") + "\""
     }
 
     static func table(_ entity: EntityDescription) -> String { quote(entity.name) }

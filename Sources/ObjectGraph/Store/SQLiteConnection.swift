@@ -70,6 +70,13 @@ final class SQLiteConnection {
 
     var changes: Int { Int(sqlite3_changes(handle)) }
 
+    /// Leaves the WAL as it is when this connection closes (no checkpoint into the
+    /// database), for a connection whose work was refused or rolled back: the files stay
+    /// byte for byte what they were.
+    func keepWALOnClose() {
+        _ = csqlite_set_no_checkpoint_on_close(handle, 1)
+    }
+
     func error(_ rc: Int32, message: String? = nil, sql: String? = nil) -> StoreError {
         let primary = rc & 0xff
         if primary == SQLITE_NOTADB { return .notADatabase(path: path) }

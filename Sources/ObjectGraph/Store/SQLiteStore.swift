@@ -59,7 +59,10 @@ final class SQLiteStore: Sendable {
             isMemory = true
         }
         self.path = path
-        if !isMemory && FileManager.default.fileExists(atPath: path + "-wal") {
+        // A WAL with frames may hold transactions another app committed and never checkpointed.
+        let walSize = isMemory ? nil : (try? FileManager.default.attributesOfItem(atPath: path + "-wal"))?[.size] as? Int
+        let hadWAL = (walSize ?? 0) > 0
+        if walSize != nil {
             // The WAL may hold committed transactions (a crash, or another process has the
             // file open). The last read-write connection to close checkpoints them into the
             // database and deletes the WAL, so a refusal by the writer below would still
@@ -70,8 +73,15 @@ final class SQLiteStore: Sendable {
         }
         let writer = try SQLiteConnection(path: path, readOnly: false, create: true, busyTimeout: description.busyTimeout,
                                           vfs: vfs)
-        (self.identifier, self.migrationOutcome) = try Self.prepareSchema(
-            writer, model: model, description: description, writerIdentity: writerIdentity, isMemory: isMemory)
+        do {
+            (self.identifier, self.migrationOutcome) = try Self.prepareSchema(
+                writer, model: model, description: description, writerIdentity: writerIdentity, isMemory: isMemory)
+        } catch {
+            // A refused or rolled-back migration: closing must not checkpoint the WAL another
+            // app left (its transactions would move into the database file).
+            if hadWAL { writer.keepWALOnClose() }
+            throw error
+        }
         self.recordsHistory = try Self.prepareHistory(writer, requested: description.recordsHistory)
         let timeout = description.busyTimeout
         self.pool = ConnectionPool(

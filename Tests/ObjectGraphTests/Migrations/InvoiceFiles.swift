@@ -15,6 +15,26 @@ enum InvoiceFiles {
     /// A closed version 1 file with one client and `invoices`.
     static func version1(_ invoices: [Invoice], recordsHistory: Bool = false) async throws -> URL {
         let url = TestStack.fileURL()
+        _ = try await write(invoices, to: url, recordsHistory: recordsHistory)
+        return url
+    }
+
+    /// A version 1 file as a crashed app (or one still running) leaves it: its transactions
+    /// still in the `-wal`, not checkpointed into the database. Copying the files while the
+    /// version 1 coordinator is open freezes that state.
+    static func version1WithTransactionsInItsWAL(_ invoices: [Invoice]) async throws -> URL {
+        let original = TestStack.fileURL()
+        defer { StoreFileState.cleanUp(original) }
+        let coordinator = try await write(invoices, to: original, recordsHistory: false)
+        let copy = TestStack.fileURL()
+        for suffix in ["", "-wal"] {
+            try FileManager.default.copyItem(atPath: original.path + suffix, toPath: copy.path + suffix)
+        }
+        withExtendedLifetime(coordinator) {}
+        return copy
+    }
+
+    private static func write(_ invoices: [Invoice], to url: URL, recordsHistory: Bool) async throws -> PersistentStoreCoordinator {
         let coordinator = PersistentStoreCoordinator(model: InvoicesV1.model)
         try coordinator.addPersistentStore(.sqlite(at: url, recordsHistory: recordsHistory))
         let context = ManagedObjectContext(.privateQueue, coordinator: coordinator, name: "v1 app")
@@ -32,7 +52,7 @@ enum InvoiceFiles {
             }
             try context.save()
         }
-        return url
+        return coordinator
     }
 
     /// Opens `url` with `model` and, when given, a migration plan.

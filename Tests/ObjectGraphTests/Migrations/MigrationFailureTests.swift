@@ -13,14 +13,10 @@ import Testing
         .init(number: "INV-2", amount: 80),
     ]
 
+    /// Read with SQLite directly: a coordinator would keep the file open (and its WAL) for
+    /// as long as something holds it.
     static func primaryKey(of number: String, at url: URL) async throws -> Int64 {
-        let coordinator = try InvoiceFiles.open(url, with: InvoicesV1.model)
-        let context = ManagedObjectContext(.privateQueue, coordinator: coordinator)
-        return try await context.perform {
-            let invoice = try #require(try context.fetch(FetchRequest<InvoicesV1.Invoice>(
-                predicate: #Predicate { $0.number == number })).first)
-            return try #require(invoice.objectID.primaryKey)
-        }
+        try #require(Int64(try SQLiteFile.strings("SELECT _pk FROM Invoice WHERE number = '\(number)'", at: url).first ?? ""))
     }
 
     @Test func aFailingStageLeavesTheFileByteIdenticalAndNamesStageAndObject() async throws {
@@ -64,6 +60,23 @@ import Testing
         }
         #expect(amounts.map(\.0) == ["CN-1", "INV-1", "INV-2"])
         #expect(amounts.map(\.1) == [-50, 120, 80])
+    }
+
+    @Test func aFailingMigrationLeavesAFileAndTheWALAnotherAppLeftByteIdentical() async throws {
+        // Given a version 1 file with a credit note whose transactions are still in its WAL
+        let url = try await InvoiceFiles.version1WithTransactionsInItsWAL(Self.withACreditNote)
+        defer { StoreFileState.cleanUp(url) }
+        let before = try StoreFileState(of: url)
+        try #require(before.files["-wal"].map { !$0.bytes.isEmpty } == true)
+
+        // When version 3's migration fails
+        #expect(throws: MigrationError.self) {
+            _ = try InvoiceFiles.open(url, with: InvoicesV3.model, plan: try InvoicesMigration.plan())
+        }
+
+        // Then neither the database nor its WAL changed: the failed attempt did not checkpoint
+        #expect(try StoreFileState(of: url) == before)
+        #expect(try PersistentStoreCoordinator.modelVersion(ofStoreAt: url) == 1)
     }
 
     struct Refusal: Error, CustomStringConvertible {

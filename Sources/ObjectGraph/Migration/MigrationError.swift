@@ -38,6 +38,7 @@ public enum MigrationError: Error, CustomStringConvertible, Sendable, Equatable 
 
 /// Where and why a migration stage failed.
 public struct MigrationFailure: Sendable, Equatable, CustomStringConvertible {
+    /// What went wrong with the object (or the file).
     public enum Reason: Sendable, Equatable {
         /// The value does not convert exactly to the attribute's new type.
         case inexactConversion(from: AttributeType, to: AttributeType)
@@ -69,6 +70,7 @@ public struct MigrationFailure: Sendable, Equatable, CustomStringConvertible {
     public let value: InspectedValue?
     public let reason: Reason
 
+    /// A failure, for tests and for custom stages that report their own.
     public init(stage: String, entity: String? = nil, primaryKey: Int64? = nil, property: String? = nil,
                 value: InspectedValue? = nil, reason: Reason) {
         self.stage = stage

@@ -49,9 +49,10 @@ public struct MigrationStage: Sendable {
     /// reads the old version's rows (``CustomMigration/forEachRow(of:batchSize:_:)``) and
     /// writes objects of the new one (``CustomMigration/context``).
     ///
-    /// A custom stage does not rename or change attribute types: do that in a lightweight
-    /// stage before or after it. Added required attributes hold the new model's declared
-    /// default when `body` starts.
+    /// A custom stage takes no renames (a name in one version only is a removal or an
+    /// addition) and changes no attribute types: do those in a lightweight stage before or
+    /// after it. Added required attributes hold the new model's declared default when
+    /// `body` starts.
     ///
     /// - Parameter body: runs on the thread that opens the store, inside the migration's
     ///   transaction. Whatever it throws stops the migration, and the file stays as it was.

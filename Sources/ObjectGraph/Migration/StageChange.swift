@@ -33,9 +33,6 @@ struct StageChange: Sendable {
         }
         removedEntities = old.entities.map(\.name).filter { !matchedOld.contains($0) }
         relationshipTables = RelationshipTableChange(old: old, new: new, names: names)
-        if isCustom && !renames.isEmpty {
-            unsupported.append("a custom stage does not rename (\(renames.map(\.description).joined(separator: ", "))): rename in a lightweight stage before or after it")
-        }
     }
 
     /// The renamed properties of each kept entity, old name → new, by the entity's old name.

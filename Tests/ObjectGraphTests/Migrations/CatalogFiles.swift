@@ -43,7 +43,11 @@ enum CatalogFiles {
                     product.tags.insert(tag)
                 }
             }
-            CatalogV1.AuditEntry(context: context).text = "catalog created"
+            let entry = CatalogV1.AuditEntry(context: context)
+            entry.text = "catalog created"
+            entry.product = products.isEmpty ? nil : try context.fetch(FetchRequest<CatalogV1.Product>()).first
+            supplier.favoriteTags = Set(tags.values)
+            for (label, tag) in tags where label == "sale" { tag.featuredIn = supplier.products }
             try context.save()
         }
         return url

@@ -41,6 +41,24 @@ import Testing
                 == ["Label", "Product", "Vendor", "Warehouse"])
     }
 
+    @Test func removedRelationshipsLeaveTheirColumnsAndJoinTables() async throws {
+        // Given a version 1 file where products have a featured tag and the supplier favourite tags
+        let url = try await CatalogFiles.version1()
+        defer { StoreFileState.cleanUp(url) }
+        #expect(try SQLiteFile.strings("SELECT COUNT(*) FROM \"_join_Supplier.favoriteTags_Tag.favoredBy\"", at: url) == ["2"])
+        #expect(try SQLiteFile.strings("SELECT COUNT(*) FROM Product WHERE featuredTag IS NOT NULL", at: url) == ["2"])
+
+        // When version 2 (without them) opens it
+        _ = try CatalogFiles.migrate(url)
+
+        // Then the column and the join table are gone, the other relationships' storage stays
+        #expect(try SQLiteFile.columns(of: "Product", at: url) == [
+            "_pk", "_version", "name", "stock", "price", "weight", "sku", "barcode", "summary", "code",
+            "discontinued", "notes", "vendor", "warehouse",
+        ])
+        #expect(!(try SQLiteFile.tables(at: url)).contains { $0.contains("favoriteTags") })
+    }
+
     @Test func addedAttributesHoldTheirDeclaredDefaults() async throws {
         let url = try await CatalogFiles.version1()
         defer { StoreFileState.cleanUp(url) }

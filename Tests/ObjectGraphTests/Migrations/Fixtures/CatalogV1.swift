@@ -8,6 +8,8 @@ enum CatalogV1 {
         @Attribute(.required, .preservedInHistoryOnDeletion) var name: String
         @Attribute var phone: String?
         @Relationship(inverse: \Product.supplier) var products: Set<Product>
+        /// Removed in version 2, with its join table.
+        @Relationship(inverse: \Tag.favoredBy) var favoriteTags: Set<Tag>
     }
 
     final class Product: ManagedObject {
@@ -21,15 +23,22 @@ enum CatalogV1 {
         @Attribute(.maxLength(20)) var code: String = ""
         @Relationship var supplier: Supplier?
         @Relationship(inverse: \Tag.products) var tags: Set<Tag>
+        /// Removed in version 2, with its column.
+        @Relationship var featuredTag: Tag?
+        /// Removed in version 2 with the entity it points to.
+        @Relationship(inverse: \AuditEntry.product) var auditEntries: Set<AuditEntry>
     }
 
     final class Tag: ManagedObject {
         @Attribute var label: String
         @Relationship var products: Set<Product>
+        @Relationship(inverse: \Product.featuredTag) var featuredIn: Set<Product>
+        @Relationship var favoredBy: Set<Supplier>
     }
 
     final class AuditEntry: ManagedObject {
         @Attribute var text: String
+        @Relationship var product: Product?
     }
 
     static let model = makeModel([Supplier.self, Product.self, Tag.self, AuditEntry.self], version: 1)

@@ -13,7 +13,8 @@ import ObjectGraph
 ///   40 to 200, `code`'s lowered from 20 to 8.
 /// - Relationships: `supplier` renamed `vendor` (its inverse `products` renamed `items`),
 ///   the many-to-many `tags` renamed `labels` (so its join table is renamed and its columns
-///   swap), `warehouse` added.
+///   swap), `warehouse` added; `featuredTag` (a column), `favoriteTags` (a join table) and
+///   `auditEntries` (with its entity) removed.
 enum CatalogV2 {
     final class Vendor: ManagedObject {
         @Attribute(.required, .preservedInHistoryOnDeletion) var name: String

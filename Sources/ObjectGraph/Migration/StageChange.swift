@@ -34,13 +34,6 @@ struct StageChange: Sendable {
         removedEntities = old.entities.map(\.name).filter { !matchedOld.contains($0) }
         relationshipTables = RelationshipTableChange(old: old, new: new, names: names)
     }
-
-    /// The renamed properties of each kept entity, old name → new, by the entity's old name.
-    var propertyRenames: [String: [String: String]] {
-        var result: [String: [String: String]] = [:]
-        for entity in entities where !entity.propertyRenames.isEmpty { result[entity.oldName] = entity.propertyRenames }
-        return result
-    }
 }
 
 /// A stage's renames, resolved to names and checked against both versions.
@@ -60,6 +53,10 @@ struct RenameMap {
                     throw MigrationPlanError.invalidRename(stage: stage, rename: rename.description,
                                                            reason: "version \(new.version) has no entity \(to)")
                 }
+                guard !entities.values.contains(to) else {
+                    throw MigrationPlanError.invalidRename(stage: stage, rename: rename.description,
+                                                           reason: "another entity is renamed \(to) too")
+                }
                 entities[from] = to
             }
         }
@@ -71,6 +68,10 @@ struct RenameMap {
                 throw MigrationPlanError.invalidRename(
                     stage: stage, rename: rename.description,
                     reason: "\(oldEntity).\(oldProperty) becomes a property of \(entities[oldEntity] ?? oldEntity), not of \(newEntity)")
+            }
+            guard properties[oldEntity]?.values.contains(newProperty) != true else {
+                throw MigrationPlanError.invalidRename(stage: stage, rename: rename.description,
+                                                       reason: "another property of \(oldEntity) is renamed \(newProperty) too")
             }
             properties[oldEntity, default: [:]][oldProperty] = newProperty
         }

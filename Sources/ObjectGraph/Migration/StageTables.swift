@@ -27,8 +27,9 @@ struct StageTables {
         try moveRelationshipTables()
         try addRelationshipTables()
         try removeRelationshipTables()
-        try addEntities()
+        // Sequences before new tables: a new entity may take a renamed one's old name.
         try updateSequences()
+        try addEntities()
     }
 
     /// A custom stage, before its body: the new version's tables and columns exist, the old

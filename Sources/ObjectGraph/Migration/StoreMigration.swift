@@ -38,7 +38,8 @@ struct StoreMigration {
             return .migrated(MigrationReport(fromVersion: fromVersion, toVersion: model.version, stages: stages,
                                              backup: backup, duration: clock.now - start))
         } catch {
-            // The error says what failed; the rollback restores the file as it was.
+            // The error says what failed; the rollback restores the file as it was (and should
+            // it fail, the store is not opened: closing the connection rolls back too).
             try? db.execute("ROLLBACK")
             throw error
         }

@@ -170,7 +170,7 @@ extension SQLiteStore {
 
     /// Records the store's UUID and the model (its version, hash and schema).
     static func writeMetadata(_ db: SQLiteConnection, identifier: UUID, model: ManagedObjectModel) throws {
-        let json = (try? JSONEncoder().encode(model.schema)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+        let json = String(decoding: try JSONEncoder().encode(model.schema), as: UTF8.self)
         let statement = try db.statement("INSERT OR REPLACE INTO _og_metadata (key, value) VALUES (?, ?)")
         for (key, value) in [("storeUUID", identifier.uuidString), ("modelHash", model.versionHash), ("modelSchema", json),
                              ("modelVersion", String(model.version))] {

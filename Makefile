@@ -81,7 +81,8 @@ bench: deps-bench
 	rm -f Benchmarks/.build/release.yaml
 	cd Benchmarks && $(SWIFT) build -c release && .build/release/objectgraph-bench \
 	  && .build/release/nesting-bench && .build/release/history-bench && .build/release/history-values-bench \
-	  && .build/release/webserver-bench && .build/release/aggregate-bench && .build/release/search-bench
+	  && .build/release/webserver-bench && .build/release/aggregate-bench && .build/release/search-bench \
+	  && .build/release/migration-bench
 
 # The ObjectGraph benchmarks alone (against raw SQLite and GRDB; nested contexts).
 .PHONY: bench-objectgraph
@@ -120,6 +121,12 @@ bench-aggregates: deps
 bench-search: deps
 	rm -f Benchmarks/.build/release.yaml
 	cd Benchmarks && $(SWIFT) build -c release --product search-bench && .build/release/search-bench $(BENCH_ARGS)
+
+# Issue 14: migrating 100,000 invoices (amount → line item) against hand-written SQL, with peak RSS.
+.PHONY: bench-migration
+bench-migration: deps
+	rm -f Benchmarks/.build/release.yaml
+	cd Benchmarks && $(SWIFT) build -c release --product migration-bench && .build/release/migration-bench $(BENCH_ARGS)
 
 # Issue 7: from a form change to the inspector's server-sent event (30 changes).
 .PHONY: bench-inspector

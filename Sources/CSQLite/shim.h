@@ -7,4 +7,9 @@ static inline sqlite3_destructor_type csqlite_transient(void) { return SQLITE_TR
 
 // sqlite3_config is C-variadic; expose the one call we need.
 static inline int csqlite_config_multithread(void) { return sqlite3_config(SQLITE_CONFIG_MULTITHREAD); }
+
+// sqlite3_db_config is C-variadic too: whether closing the last connection checkpoints the WAL.
+static inline int csqlite_set_no_checkpoint_on_close(sqlite3 *db, int on) {
+    return sqlite3_db_config(db, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, on, (int *)0);
+}
 #endif

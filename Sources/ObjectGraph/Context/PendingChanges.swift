@@ -32,6 +32,13 @@ struct PendingChanges {
     /// Updated objects: changed, not inserted, not deleted.
     var updates: [ManagedObject] { changed.values.filter { $0.isUpdated && !$0.isDeletedFlag } }
 
+    /// How many inserts were noted since the changes were last cleared: a mark for
+    /// ``insertions(since:)``.
+    var insertionCount: Int { insertionOrder.count }
+
+    /// The objects inserted after `mark` (some may since be deleted).
+    func insertions(since mark: Int) -> ArraySlice<ManagedObject> { insertionOrder[min(mark, insertionOrder.count)...] }
+
     mutating func noteInsert(_ object: ManagedObject) {
         inserted[object.objectID] = object
         insertionOrder.append(object)

@@ -15,6 +15,11 @@ public final class ManagedObjectModel: Sendable {
     public let entities: [EntityDescription]
     /// A hash of everything that shapes the store's schema; stores record it.
     public let versionHash: String
+    /// The model's version, which stores record beside the hash. A file written by a later
+    /// version is refused; one written by an earlier version is migrated by the store
+    /// description's ``MigrationPlan``. Files written before versions were recorded count as
+    /// version 1.
+    public let version: Int
 
     let entitiesByName: [String: EntityDescription]
     let entitiesByType: [ObjectIdentifier: EntityDescription]
@@ -22,9 +27,14 @@ public final class ManagedObjectModel: Sendable {
     let prototypes: PrototypeRegistry
 
     /// Builds the model from the entity classes.
+    /// - Parameter version: the model's version (1 and up); raise it, with a stage of the
+    ///   ``MigrationPlan``, whenever the model changes in a way stores cannot take in place.
     /// - Throws: ``ModelError`` when a declaration cannot be mapped (a relationship to a class
-    ///   not listed, a missing or inconsistent inverse, an unresolvable key path).
-    public init(entities types: [ManagedObject.Type]) throws {
+    ///   not listed, a missing or inconsistent inverse, an unresolvable key path), or for a
+    ///   version below 1.
+    public init(entities types: [ManagedObject.Type], version: Int = 1) throws {
+        guard version >= 1 else { throw ModelError.invalidVersion(version) }
+        self.version = version
         var builder = try ModelBuilder(types: types)
         try builder.resolveInverses()
         let built = try builder.entities()

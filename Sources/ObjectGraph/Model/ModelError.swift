@@ -7,6 +7,7 @@ public enum ModelError: Error, CustomStringConvertible, Sendable, Equatable {
     case inconsistentInverse(entity: String, relationship: String, reason: String)
     case unresolvableKeyPath(entity: String, keyPath: String)
     case unknownEntity(String)
+    case invalidVersion(Int)
 
     public var description: String {
         switch self {
@@ -24,6 +25,8 @@ public enum ModelError: Error, CustomStringConvertible, Sendable, Equatable {
             return "The key path \(keyPath) on \(entity) does not name @Attribute or @Relationship properties."
         case .unknownEntity(let name):
             return "\(name) is not an entity of this model; add it to ManagedObjectModel(entities:)."
+        case .invalidVersion(let version):
+            return "A model's version is 1 or more, not \(version)."
         }
     }
 }

@@ -70,6 +70,35 @@ public final class PersistentStoreCoordinator: Sendable {
         for continuation in remoteSubscribers.withLock({ Array($0.values) }) { continuation.finish() }
     }
 
+    /// Gives a migration's coordinator its store: one over the connection the migration
+    /// holds in its transaction.
+    func attachMigrationStore(_ store: SQLiteStore) {
+        storage.withLock { $0 = store }
+    }
+
+    /// What adding the store migrated: nil when the file needed no migration (or no store
+    /// was added), else whether this coordinator ran the plan's stages (with the backup's
+    /// location) or found the file migrated by another process while it waited.
+    public var migrationOutcome: MigrationOutcome? { storage.withLock { $0?.migrationOutcome } }
+
+    /// The model version recorded in the store file at `url`, read without changing it; nil
+    /// when there is no file or it holds no tables yet. A file written before versions were
+    /// recorded reads as 1. Lets an app tell, before opening, whether a migration will run.
+    /// - Throws: ``StoreError`` when the file cannot be read or is not an ObjectGraph store.
+    public static func modelVersion(ofStoreAt url: URL) throws -> Int? {
+        guard FileManager.default.fileExists(atPath: url.path) else { return nil }
+        let db = try SQLiteConnection(path: url.path, readOnly: true, create: false, busyTimeout: 5)
+        guard try SQLiteStore.metadata("storeUUID", in: db) != nil else {
+            let tables = try db.uncachedStatement("SELECT COUNT(*) FROM sqlite_master WHERE type = 'table'")
+            defer { tables.reset() }
+            _ = try tables.step()
+            if tables.int(at: 0) == 0 { return nil }
+            throw StoreError.incompatibleModel(path: url.path, differences: [
+                "the file has tables but no ObjectGraph metadata: it was not made by ObjectGraph"])
+        }
+        return try SQLiteStore.recordedVersion(in: db)
+    }
+
     /// The store's unique identifier (recorded in the file), nil before a store is added.
     public var storeIdentifier: UUID? { storage.withLock { $0?.identifier } }
     /// The store file's path (":memory:" for in-memory stores).

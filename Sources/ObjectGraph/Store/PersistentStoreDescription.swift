@@ -38,6 +38,14 @@ public struct PersistentStoreDescription: Sendable {
     /// default). For a VFS registered with `sqlite3_vfs_register`: encryption, compression,
     /// or a test VFS that fails writes on demand.
     public var vfsName: String?
+    /// How a file written by an earlier version of the model is brought to the coordinator's
+    /// model (nil: such files are refused, and only additions migrate in place).
+    public var migrationPlan: MigrationPlan?
+    /// Whether a migration first copies the file next to it, as `<file>.v<version>-backup`
+    /// (`invoices.sqlite.v1-backup`): a complete store of the old version, openable by the
+    /// app version that wrote it. ObjectGraph never deletes it; a later migration from the
+    /// same version replaces it.
+    public var backsUpBeforeMigrating = true
 
     /// An SQLite file store.
     public static func sqlite(at url: URL, busyTimeout: TimeInterval = 5, recordsHistory: Bool = false,

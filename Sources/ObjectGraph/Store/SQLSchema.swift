@@ -17,7 +17,10 @@ enum SQLSchema {
 
     /// `"name"` with embedded quotes doubled: an SQL identifier.
     static func quote(_ identifier: String) -> String {
-        "\"" + identifier.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+        // Saves and relationship writes quote names per row: skip Foundation's search when
+        // there is nothing to double, which is almost always.
+        guard identifier.utf8.contains(UInt8(ascii: "\"")) else { return "\"" + identifier + "\"" }
+        return "\"" + identifier.replacingOccurrences(of: "\"", with: "\"\"") + "\""
     }
 
     static func table(_ entity: EntityDescription) -> String { quote(entity.name) }
@@ -55,7 +58,7 @@ enum SQLSchema {
         let this = "\(entity).\(relationship.name)"
         let other = "\(relationship.destinationEntityName).\(relationship.inverseName)"
         let first = min(this, other), second = max(this, other)
-        return (quote("_join_\(first)_\(second)"), this == first)
+        return (quote(joinTableRawName(first: first, second: second)), this == first)
     }
 
     /// What the names of the compound indexes the store makes begin with: the store drops an
@@ -71,9 +74,66 @@ enum SQLSchema {
     /// The full-text index of an entity with searchable attributes (see `SearchIndexTable`).
     static func searchIndexName(_ entity: String) -> String { "_og_fts_\(entity)" }
 
+    /// The join table's name, unquoted, from its two sides (`Entity.relationship`, sorted).
+    static func joinTableRawName(first: String, second: String) -> String { "_join_\(first)_\(second)" }
+
     /// The order table of an ordered to-many relationship (`owner`, `member`, `position`).
     static func orderTableName(entity: String, relationship: String) -> String {
-        quote("_order_\(entity)_\(relationship)")
+        quote(orderTableRawName(entity: entity, relationship: relationship))
+    }
+
+    static func orderTableRawName(entity: String, relationship: String) -> String { "_order_\(entity)_\(relationship)" }
+
+    static func createJoinTable(_ table: String) -> String {
+        "CREATE TABLE IF NOT EXISTS \(table) (\"a\" INTEGER NOT NULL, \"b\" INTEGER NOT NULL, PRIMARY KEY (\"a\", \"b\")) WITHOUT ROWID"
+    }
+
+    static func createOrderTable(_ table: String) -> String {
+        "CREATE TABLE IF NOT EXISTS \(table) (owner INTEGER NOT NULL, member INTEGER NOT NULL, position INTEGER NOT NULL, PRIMARY KEY (owner, position)) WITHOUT ROWID"
+    }
+
+    /// The index on a join table's `b` column (quoted), for look-ups from that side.
+    static func joinTableIndexName(_ table: String) -> String {
+        quote(String(table.dropFirst().dropLast()) + "_b")
+    }
+
+    /// `CREATE [UNIQUE] INDEX IF NOT EXISTS ...` for an index's `CREATE [UNIQUE] INDEX ...`.
+    static func ifNotExists(_ createIndex: String) -> String {
+        guard let keyword = createIndex.range(of: "INDEX ") else { return createIndex }
+        return createIndex.replacingCharacters(in: keyword, with: "INDEX IF NOT EXISTS ")
+    }
+
+    /// The columns of an entity's table, as `CREATE TABLE` declares them.
+    static func columnDefinitions(of entity: EntityDescription) -> [String] {
+        var columns = ["_pk INTEGER PRIMARY KEY", "_version INTEGER NOT NULL DEFAULT 1"]
+        for property in entity.properties {
+            switch property {
+            case .attribute(let a): columns.append("\(quote(a.name)) \(a.type.sqlType)")
+            case .relationship(let r) where !r.isToMany: columns.append("\(quote(r.name)) INTEGER")
+            case .relationship: break
+            }
+        }
+        return columns
+    }
+
+    /// The indexes ObjectGraph keeps on an entity's table, by name (unquoted), each with the
+    /// statement that creates it: to-one columns, `.indexed` attributes, uniqueness constraints.
+    static func indexes(of entity: EntityDescription) -> [(name: String, sql: String)] {
+        let table = self.table(entity)
+        var indexes: [(String, String)] = []
+        for r in entity.relationships where !r.isToMany {
+            let name = "\(entity.name)_\(r.name)"
+            indexes.append((name, "CREATE INDEX \(quote(name)) ON \(table)(\(quote(r.name)))"))
+        }
+        for a in entity.attributes where a.isIndexed {
+            let name = "\(entity.name)_\(a.name)_index"
+            indexes.append((name, "CREATE INDEX \(quote(name)) ON \(table)(\(quote(a.name)))"))
+        }
+        for (n, group) in entity.uniquenessConstraints.enumerated() {
+            let name = "\(entity.name)_unique_\(n)"
+            indexes.append((name, "CREATE UNIQUE INDEX \(quote(name)) ON \(table)(\(group.map(quote).joined(separator: ", ")))"))
+        }
+        return indexes
     }
 }
 

@@ -51,6 +51,12 @@ final class SQLiteConnection {
         return statement
     }
 
+    /// A statement for SQL run once (a migration's), kept out of the cache: it is finalized
+    /// when the caller lets go of it.
+    func uncachedStatement(_ sql: String) throws -> SQLiteStatement {
+        try SQLiteStatement(connection: self, sql: sql)
+    }
+
     /// Runs SQL without results (several statements allowed).
     func execute(_ sql: String) throws {
         var errorMessage: UnsafeMutablePointer<CChar>?
@@ -64,6 +70,13 @@ final class SQLiteConnection {
 
     var changes: Int { Int(sqlite3_changes(handle)) }
 
+    /// Leaves the WAL as it is when this connection closes (no checkpoint into the
+    /// database), for a connection whose work was refused or rolled back: the files stay
+    /// byte for byte what they were.
+    func keepWALOnClose() {
+        _ = csqlite_set_no_checkpoint_on_close(handle, 1)
+    }
+
     func error(_ rc: Int32, message: String? = nil, sql: String? = nil) -> StoreError {
         let primary = rc & 0xff
         if primary == SQLITE_NOTADB { return .notADatabase(path: path) }
@@ -76,9 +89,16 @@ final class SQLiteConnection {
         return .sqlite(code: rc, message: message ?? String(cString: sqlite3_errmsg(handle)), sql: sql)
     }
 
+    /// Set while a migration holds the connection's transaction open: transactions the
+    /// migration's contexts start become savepoints inside it, so the whole migration
+    /// commits or rolls back as one. Nesting is never implicit: a connection left in a
+    /// transaction by accident still fails at the next `BEGIN`.
+    var nestsInOpenTransaction = false
+
     /// Runs `body` in a transaction (`BEGIN IMMEDIATE` for writes): commits when it returns,
     /// rolls back when it throws.
     func transaction<T>(immediate: Bool = true, _ body: () throws -> T) throws -> T {
+        if nestsInOpenTransaction { return try savepoint(body) }
         try execute(immediate ? "BEGIN IMMEDIATE" : "BEGIN")
         do {
             let result = try body()
@@ -86,6 +106,20 @@ final class SQLiteConnection {
             return result
         } catch {
             try? execute("ROLLBACK")
+            throw error
+        }
+    }
+
+    /// Runs `body` in a savepoint: released when it returns, rolled back when it throws (the
+    /// enclosing transaction goes on).
+    private func savepoint<T>(_ body: () throws -> T) throws -> T {
+        try execute("SAVEPOINT og_nested")
+        do {
+            let result = try body()
+            try execute("RELEASE og_nested")
+            return result
+        } catch {
+            try? execute("ROLLBACK TO og_nested; RELEASE og_nested")
             throw error
         }
     }

@@ -12,6 +12,7 @@
 //   objectgraph-fixture concurrency-debug          print whether the concurrency check is on
 //   objectgraph-fixture remote-writer PATH         a second stack on PATH, driven on stdin (see RemoteWriter)
 //   objectgraph-fixture die-mid-transaction PATH   start a batch insert on PATH, then wait to be killed
+//   objectgraph-fixture migrate-invoices PATH      open an old invoices file with version 3 on `go` (see InvoiceMigrator)
 //
 // Exit status: 0 on success, 1 when the operation failed (the error is printed), 64 for a
 // usage error. A concurrency violation ends the process with a trap.
@@ -24,7 +25,7 @@ func usage() -> Never {
         usage: objectgraph-fixture hold-lock PATH SECONDS
                objectgraph-fixture save-client PATH NAME [--as-nobody]
                objectgraph-fixture violate-concurrency | respect-concurrency | concurrency-debug
-               objectgraph-fixture remote-writer PATH | die-mid-transaction PATH
+               objectgraph-fixture remote-writer PATH | die-mid-transaction PATH | migrate-invoices PATH
 
         """.utf8))
     exit(64)
@@ -53,6 +54,9 @@ case "remote-writer":
 case "die-mid-transaction":
     guard arguments.count == 2 else { usage() }
     DyingWriter.run(path: arguments[1])
+case "migrate-invoices":
+    guard arguments.count == 2 else { usage() }
+    InvoiceMigrator.run(path: arguments[1])
 default:
     usage()
 }

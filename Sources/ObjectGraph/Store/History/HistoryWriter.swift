@@ -56,13 +56,16 @@ struct HistoryWriter {
         number.map { PersistentHistoryToken(storeIdentifier: store.identifier, transactionNumber: $0) }
     }
 
+    /// The transaction's row; during a migration, the migration's one transaction instead.
     private mutating func beginTransaction() throws -> Int64 {
-        let transaction = try db.statement(
-            "INSERT INTO _og_history_transaction (timestamp, author, context, pid, coordinator) VALUES (?, ?, ?, ?, ?)")
-        transaction.bind([.double(Date().timeIntervalSince1970), author.map(StoredValue.string) ?? .null,
-                          contextName.map(StoredValue.string) ?? .null, .int(Int64(getpid())), .string(store.writerIdentity)])
-        try transaction.run()
-        let number = sqlite3_last_insert_rowid(db.handle)
+        let number: Int64
+        if let migration = store.migrationHistory {
+            number = try migration.number {
+                try store.insertHistoryTransaction(author: migration.author, contextName: migration.contextName, in: db)
+            }
+        } else {
+            number = try store.insertHistoryTransaction(author: author, contextName: contextName, in: db)
+        }
         self.number = number
         return number
     }

@@ -113,6 +113,21 @@ extension SQLiteStore {
         return writer.finish()
     }
 
+    /// A new transaction's header; returns its number.
+    func insertHistoryTransaction(author: String?, contextName: String?, in db: SQLiteConnection) throws -> Int64 {
+        try Self.insertHistoryTransaction(author: author, contextName: contextName, writerIdentity: writerIdentity, in: db)
+    }
+
+    static func insertHistoryTransaction(author: String?, contextName: String?, writerIdentity: String,
+                                         in db: SQLiteConnection) throws -> Int64 {
+        let transaction = try db.statement(
+            "INSERT INTO _og_history_transaction (timestamp, author, context, pid, coordinator) VALUES (?, ?, ?, ?, ?)")
+        transaction.bind([.double(Date().timeIntervalSince1970), author.map(StoredValue.string) ?? .null,
+                          contextName.map(StoredValue.string) ?? .null, .int(Int64(getpid())), .string(writerIdentity)])
+        try transaction.run()
+        return sqlite3_last_insert_rowid(db.handle)
+    }
+
     /// The values of the attributes a deleted row keeps in history (nil when none are
     /// declared), taken from the row as it was before the delete.
     static func tombstone(of entity: EntityDescription, row: [StoredValue]) -> [String: StoredValue]? {

@@ -23,6 +23,12 @@ extension InvoicesStack {
         return try await main.perform { try main.invoicePage(query, today: today) }
     }
 
+    /// The invoice list's totals per currency, all pages (see ``ManagedObjectContext/invoiceTotals(_:today:)``).
+    public func invoiceTotals(_ query: InvoiceQuery, today: CalendarDay = .today) async throws -> [InvoiceListTotal] {
+        let main = self.main
+        return try await main.perform { try main.invoiceTotals(query, today: today) }
+    }
+
     /// An invoice's page; nil when no invoice has this primary key.
     public func invoiceDetail(id: Int64, today: CalendarDay = .today) async throws -> InvoiceDetail? {
         let main = self.main

@@ -166,8 +166,24 @@ struct InvoiceListPage: Sendable {
     let pager: Pager
     let jsonLink: String
     let csvLink: String
+    /// Per currency, the whole filtered list's totals (never added across currencies).
+    let totals: [TotalRow]
+    let hasTotals: Bool
 
-    init(_ page: Page<InvoiceSummary>, query: InvoiceQuery, beingEdited: Set<Int64>) {
+    struct TotalRow: Sendable {
+        let currency: String
+        let count: Int
+        let amount: String
+        let paid: String
+        let outstanding: String
+    }
+
+    init(_ page: Page<InvoiceSummary>, query: InvoiceQuery, beingEdited: Set<Int64>, totals: [InvoiceListTotal] = []) {
+        self.totals = totals.map {
+            TotalRow(currency: $0.currency, count: $0.count, amount: $0.amount.formatted, paid: $0.paid.formatted,
+                     outstanding: $0.outstanding.formatted)
+        }
+        hasTotals = !totals.isEmpty
         search = query.list.search ?? ""
         statuses = [SelectOption(value: "", label: "Any status", selected: query.status == nil)]
             + InvoiceStatusFilter.allCases.map {

@@ -111,6 +111,21 @@ extension InvoiceListPage: MustacheParent {
         case "pager": pager
         case "jsonLink": jsonLink
         case "csvLink": csvLink
+        case "totals": totals
+        case "hasTotals": hasTotals
+        default: nil
+        }
+    }
+}
+
+extension InvoiceListPage.TotalRow: MustacheParent {
+    func child(named name: String) -> Any? {
+        switch name {
+        case "currency": currency
+        case "count": count
+        case "amount": amount
+        case "paid": paid
+        case "outstanding": outstanding
         default: nil
         }
     }

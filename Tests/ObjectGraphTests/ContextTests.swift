@@ -6,7 +6,7 @@ import Testing
 @Suite struct PerformTests {
     @Test func performRunsBlocksInOrderOnThePrivateQueue() async throws {
         let context = ManagedObjectContext(.privateQueue, coordinator: try TestStack.inMemoryCoordinator())
-        let order = Mutex<[Int]>([])
+        let order = Locked<[Int]>([])
         // In async code `perform { }` means the async overload; the fire-and-forget one is
         // what synchronous code calls.
         func enqueue(_ i: Int) { context.perform { order.withLock { $0.append(i) } } }
@@ -42,7 +42,7 @@ import Testing
     /// "second" first (see the next test).
     @MainActor @Test func enqueuedWaitsBehindBlocksAlreadyScheduled() async throws {
         let context = ManagedObjectContext(.mainQueue, coordinator: try TestStack.inMemoryCoordinator())
-        let log = Mutex<[String]>([])
+        let log = Locked<[String]>([])
         func schedule(_ entry: String) { context.perform { log.withLock { $0.append(entry) } } }
         schedule("first")
         await context.perform(schedule: .enqueued) { log.withLock { $0.append("second") } }
@@ -54,7 +54,7 @@ import Testing
     /// scheduled before it; `.enqueued` waits behind it.
     @MainActor @Test func immediateRunsInlineForACallerOnTheContextsQueue() async throws {
         let context = ManagedObjectContext(.mainQueue, coordinator: try TestStack.inMemoryCoordinator())
-        let log = Mutex<[String]>([])
+        let log = Locked<[String]>([])
         func schedule(_ entry: String) { context.perform { log.withLock { $0.append(entry) } } }
         schedule("scheduled earlier")
         await context.perform(schedule: .immediate) { log.withLock { $0.append("immediate") } }
@@ -212,7 +212,7 @@ import Testing
 
     @Test func objectsDidChangeIsPostedWithTheIDsAtTheEndOfABlock() async throws {
         let context = ManagedObjectContext(.privateQueue, coordinator: try TestStack.coordinator())
-        let received = Mutex<[Set<ObjectID>]>([])
+        let received = Locked<[Set<ObjectID>]>([])
         let token = NotificationCenter.default.addObserver(
             forName: ManagedObjectContext.objectsDidChangeNotification, object: context, queue: nil) { note in
             let inserted = note.userInfo?[ManagedObjectContext.ChangeKey.inserted.rawValue] as? Set<ObjectID> ?? []

@@ -51,7 +51,7 @@ import Testing
         let (_, main) = try Self.stack(limit: 2)
         let busy = (0..<8).map { main.newChildContext(name: "busy \($0)") }
         let ordered = main.newChildContext(name: "ordered")
-        let log = Mutex<[Int]>([])
+        let log = Locked<[Int]>([])
         for context in busy { Self.schedule(on: context) { usleep(2_000) } }      // the places are taken
         for n in 0..<50 { Self.schedule(on: ordered) { log.withLock { $0.append(n) } } }
         await ordered.perform(schedule: .enqueued) {}

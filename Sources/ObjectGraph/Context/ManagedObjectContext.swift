@@ -41,7 +41,7 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
     public var model: ManagedObjectModel { persistentStoreCoordinator.model }
 
     let queue: DispatchQueue
-    private let nameStorage: Mutex<String?>
+    private let nameStorage: Locked<String?>
 
     /// A name for logs, the inspector and persistent history.
     public var name: String? {
@@ -49,7 +49,7 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
         set { nameStorage.withLock { $0 = newValue } }
     }
 
-    private let authorStorage = Mutex<String?>(nil)
+    private let authorStorage = Locked<String?>(nil)
     /// Who writes: recorded with each transaction this context saves to the store (root
     /// contexts) in persistent history, so a history consumer can tell, for example, the
     /// app's own writes from an importer's.
@@ -61,7 +61,7 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
     /// How conflicts found at save are resolved. Owned by the context's queue.
     public var mergePolicy: MergePolicy = .error
 
-    private let mergeFromParentStorage: Mutex<Bool>
+    private let mergeFromParentStorage: Locked<Bool>
     /// Whether the context merges what is saved into (or by) its parent: other children's
     /// saves and the parent's own saves refresh the objects registered here. On by default
     /// for contexts made with `newChildContext()` (Core Data's default is off, and users
@@ -89,15 +89,15 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
 
     /// Children, held weakly, so saves can re-key and refresh them. Guarded by its mutex
     /// (children register from any thread).
-    let childrenStorage = Mutex<[WeakReference<ManagedObjectContext>]>([])
+    let childrenStorage = Locked<[WeakReference<ManagedObjectContext>]>([])
     /// Orders the saves through to the store (`saveToStore()`, `save(into:)`) of the contexts
     /// whose root this is: one at a time, in arrival order. Used on root contexts only.
     let saveThroughGate = AsyncSerialGate()
     /// Subscribers of `changes`. Guarded by its mutex.
-    let changeSubscribers = Mutex<[UUID: AsyncStream<ChangeSet>.Continuation]>([:])
+    let changeSubscribers = Locked<[UUID: AsyncStream<ChangeSet>.Continuation]>([:])
 
     // MARK: Queue-owned state
-    let registryLock = Mutex(())
+    let registryLock = Locked(())
     /// Registered objects, held weakly: an unchanged object lives as long as the app uses it.
     var registry: [ObjectID: Unmanaged<ManagedObject>] = [:]
     /// Row cache entries of objects that went away, released in batches (guarded by
@@ -117,8 +117,8 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
         self.concurrencyType = concurrencyType
         self.parent = nil
         self.persistentStoreCoordinator = coordinator
-        self.nameStorage = Mutex(name)
-        self.mergeFromParentStorage = Mutex(false)
+        self.nameStorage = Locked(name)
+        self.mergeFromParentStorage = Locked(false)
         self.queue = Self.makeQueue(concurrencyType, name: name)
     }
 
@@ -127,8 +127,8 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
         self.concurrencyType = concurrencyType
         self.parent = parent
         self.persistentStoreCoordinator = parent.persistentStoreCoordinator
-        self.nameStorage = Mutex(name)
-        self.mergeFromParentStorage = Mutex(false)
+        self.nameStorage = Locked(name)
+        self.mergeFromParentStorage = Locked(false)
         self.queue = Self.makeQueue(concurrencyType, name: name)
         parent.childrenStorage.withLock { children in
             children.removeAll { $0.object == nil }

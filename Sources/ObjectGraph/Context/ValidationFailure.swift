@@ -171,7 +171,7 @@ enum Validator {
 
     /// Compiled patterns: compiling costs far more than matching, and batch inserts check
     /// the same pattern for every row.
-    private static let compiledPatterns = Mutex<[String: NSRegularExpression]>([:])
+    private static let compiledPatterns = Locked<[String: NSRegularExpression]>([:])
 
     static func matches(_ string: String, _ pattern: String) -> Bool {
         let cached = compiledPatterns.withLock { $0[pattern] }

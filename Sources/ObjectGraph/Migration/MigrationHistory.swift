@@ -8,7 +8,7 @@ final class MigrationHistoryTransaction: Sendable {
     let author = "migration"
     /// "migration 1 → 3".
     let contextName: String
-    private let recorded = Mutex<Int64?>(nil)
+    private let recorded = Locked<Int64?>(nil)
 
     init(contextName: String) { self.contextName = contextName }
 

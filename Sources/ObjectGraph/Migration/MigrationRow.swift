@@ -62,9 +62,9 @@ public struct MigrationRow<Source: ManagedObject>: Sendable {
 /// The properties key paths name, resolved once per migration rather than once per row.
 ///
 /// @unchecked Sendable: `resolved` is only touched while `lock` is held (key paths are not
-/// `Sendable`, so they cannot live in the `Mutex`'s value).
+/// `Sendable`, so they cannot live in the `Locked` value).
 final class MigrationKeyPaths: @unchecked Sendable {
-    private let lock = Mutex(())
+    private let lock = Locked(())
     private var resolved: [AnyKeyPath: (index: Int, name: String)?] = [:]
 
     func resolve(_ keyPath: AnyKeyPath, in entity: EntityDescription, model: ManagedObjectModel) -> (Int, String)? {

@@ -31,8 +31,8 @@ public final class EntityDescription: Sendable, CustomStringConvertible {
     // Key path → property path, resolved by reading the key path on the prototype.
     // Guarded by `keyPathLock`: many queues resolve key paths (fetches, sorts) at once.
     // (The lock guards a critical section rather than holding the dictionary: key paths are
-    // not Sendable, though immutable, so they cannot be sent into a `Mutex`'s value.)
-    private let keyPathLock = Mutex(())
+    // not Sendable, though immutable, so they stay beside the lock rather than in its value.)
+    private let keyPathLock = Locked(())
     nonisolated(unsafe) private var keyPathCache: [AnyKeyPath: [PropertyStep]] = [:]
 
     init(name: String, objectType: ManagedObject.Type, properties: [PropertyDescription],

@@ -91,7 +91,7 @@ extension Relationship: PropertyWrapperMarker {}
 /// @unchecked Sendable: prototypes are managed objects (not Sendable); they are only touched
 /// while `lock` is held, and never handed out.
 final class PrototypeRegistry: @unchecked Sendable {
-    private let lock = Mutex(())
+    private let lock = Locked(())
     private let prototypes: [String: ManagedObject]
 
     init(prototypes: [String: ManagedObject]) {

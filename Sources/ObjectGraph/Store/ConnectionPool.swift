@@ -6,11 +6,11 @@ import Synchronization
 ///
 /// @unchecked Sendable: a connection is used by one caller at a time: the writer while
 /// `writerLock` is held, a reader between `checkout` and `checkin` (`condition` guards
-/// `idleReaders` and `readerCount`; a condition variable, not a `Mutex`, because a caller
+/// `idleReaders` and `readerCount`; a condition variable, not a `Locked`, because a caller
 /// waits there for a reader to come back).
 final class ConnectionPool: @unchecked Sendable {
     private let writer: SQLiteConnection
-    private let writerLock = Mutex(())
+    private let writerLock = Locked(())
     private let condition = NSCondition()
     private var idleReaders: [SQLiteConnection] = []
     private var readerCount = 0

@@ -14,15 +14,15 @@ import Synchronization
 public final class PersistentStoreCoordinator: Sendable {
     public let model: ManagedObjectModel
     let rowCache = RowCache()
-    let storage = Mutex<SQLiteStore?>(nil)
+    let storage = Locked<SQLiteStore?>(nil)
     /// Temporary → permanent IDs of objects saved through this coordinator, so a context
     /// that still refers to an object by its temporary ID (its re-keying is enqueued behind
     /// the block it runs) saves it correctly.
-    private let permanentIDs = Mutex<[ObjectID: ObjectID]>([:])
+    private let permanentIDs = Locked<[ObjectID: ObjectID]>([:])
     /// Subscribers of `remoteChanges`.
-    let remoteSubscribers = Mutex<[UUID: AsyncStream<RemoteChange>.Continuation]>([:])
+    let remoteSubscribers = Locked<[UUID: AsyncStream<RemoteChange>.Continuation]>([:])
     /// Watches the file for other writers' commits (when the description asks for it).
-    private let monitor = Mutex<RemoteChangeMonitor?>(nil)
+    private let monitor = Locked<RemoteChangeMonitor?>(nil)
 
     /// Bounds the blocks of nested private-queue contexts that run at once (see
     /// ``BlockLimiter``).

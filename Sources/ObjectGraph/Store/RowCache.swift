@@ -16,7 +16,7 @@ struct RowSnapshot: Sendable {
 ///
 /// `Sendable`: all of its state is one value behind one mutex.
 final class RowCache: Sendable {
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     /// The snapshot for `id`, if cached.
     func snapshot(for id: ObjectID) -> RowSnapshot? { state.withLock { $0.snapshot(for: id) } }

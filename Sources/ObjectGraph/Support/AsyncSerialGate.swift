@@ -1,7 +1,7 @@
 import Foundation
 
 /// Runs async bodies one at a time, in arrival order: a mutex that can be held across
-/// suspension points (which a `Mutex` must never be).
+/// suspension points (which a lock must never be held across).
 actor AsyncSerialGate {
     private var isBusy = false
     private var waiters: [CheckedContinuation<Void, Never>] = []

@@ -15,7 +15,7 @@ final class BlockLimiter: Sendable {
         var waiting: [@Sendable () -> Void] = []
         var head = 0
     }
-    private let state: Mutex<State>
+    private let state: Locked<State>
     let limit: Int
 
     /// How many blocks of nested contexts the whole process runs at once, unless a
@@ -26,7 +26,7 @@ final class BlockLimiter: Sendable {
 
     init(limit: Int) {
         self.limit = max(1, limit)
-        state = Mutex(State(available: max(1, limit)))
+        state = Locked(State(available: max(1, limit)))
     }
 
     /// Runs `start` now if a place is free, else when one is (in the order asked). `start`

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 import Testing
 import TestSupport
 
@@ -9,10 +8,17 @@ final class RemoteWriterProcess: Sendable {
     private let child: Subprocess
     private let output = LineBuffer()
 
-    /// Lines the child printed, not read yet.
-    private final class LineBuffer: Sendable {
-        let state = Mutex<(lines: [String], ended: Bool)>(([], false))
-        func withLock<T>(_ body: (inout (lines: [String], ended: Bool)) -> T) -> T { state.withLock { body(&$0) } }
+    /// Lines the child printed, not read yet. Under an `NSLock`, which ThreadSanitizer
+    /// follows (a contended `Synchronization.Mutex` looks like a race to it on Linux).
+    private final class LineBuffer: @unchecked Sendable {
+        // @unchecked Sendable: `state` is only touched under `lock`.
+        private let lock = NSLock()
+        private var state: (lines: [String], ended: Bool) = ([], false)
+        func withLock<T>(_ body: (inout (lines: [String], ended: Bool)) -> T) -> T {
+            lock.lock()
+            defer { lock.unlock() }
+            return body(&state)
+        }
     }
 
     struct Failure: Error, CustomStringConvertible {

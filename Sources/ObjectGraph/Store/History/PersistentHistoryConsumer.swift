@@ -41,7 +41,7 @@ public final class PersistentHistoryConsumer: Sendable {
         /// Set by `unregister()`: the cursor is never stored again.
         var isUnregistered = false
     }
-    private let state: Mutex<State>
+    private let state: Locked<State>
     /// Serializes catch-ups, so transactions merge once and in order.
     private let catchUpLock = AsyncSerialGate()
 
@@ -69,7 +69,7 @@ public final class PersistentHistoryConsumer: Sendable {
             cursor = try coordinator.currentHistoryToken()
             try store.setCursor(named: name, to: cursor)
         }
-        state = Mutex(State(cursor: cursor, storedCursor: cursor))
+        state = Locked(State(cursor: cursor, storedCursor: cursor))
     }
 
     /// The last transaction merged.

@@ -70,7 +70,7 @@ extension ManagedObjectContext {
         }
         if object.isInsertedFlag {
             // Unregister: it never existed outside this context.
-            registryLock.withLock { _ in registry[object.objectID] = nil }
+            registryLock.withLock { registry[object.objectID] = nil }
             retained[object.objectID] = nil
         }
     }
@@ -207,7 +207,7 @@ extension ManagedObjectContext {
     public func rollback() {
         ConcurrencyDebug.checkIfEnabled(self, "rollback()")
         for object in pending.inserted.values {
-            registryLock.withLock { _ in registry[object.objectID] = nil }
+            registryLock.withLock { registry[object.objectID] = nil }
             retained[object.objectID] = nil
             object.managedObjectContext = nil
         }
@@ -232,7 +232,7 @@ extension ManagedObjectContext {
             }
             object.managedObjectContext = nil
         }
-        registryLock.withLock { _ in
+        registryLock.withLock {
             registry.removeAll()
             aliases.removeAll()
         }

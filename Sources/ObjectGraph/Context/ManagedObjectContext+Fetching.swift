@@ -185,7 +185,7 @@ extension ManagedObjectContext {
         var cachedOnly: [(ObjectID, RowSnapshot)] = []
         var created: [ManagedObject] = []
         if isRoot { held.reserveCapacity(rows.count); created.reserveCapacity(rows.count) }
-        let existing = registryLock.withLock { _ in registry.isEmpty && aliases.isEmpty }
+        let existing = registryLock.withLock { registry.isEmpty && aliases.isEmpty }
             ? nil : Dictionary(uniqueKeysWithValues: rows.compactMap { row in registeredObject(for: row.0).map { (row.0, $0) } })
         for (id, row) in rows {
             guard let entity = model.entity(named: id.entityName) else { continue }
@@ -224,7 +224,7 @@ extension ManagedObjectContext {
             }
         }
         if !created.isEmpty {
-            registryLock.withLock { _ in
+            registryLock.withLock {
                 for object in created { registry[object.objectID] = Unmanaged.passUnretained(object) }
             }
             if retainsRegisteredObjects { for object in created { retained[object.objectID] = object } }

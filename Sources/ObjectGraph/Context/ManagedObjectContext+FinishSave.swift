@@ -102,7 +102,7 @@ extension ManagedObjectContext {
         if object.objectID != id {
             let old = object.objectID
             object.objectID = id
-            registryLock.withLock { _ in aliases[old] = id }
+            registryLock.withLock { aliases[old] = id }
         }
         register(object)
         pending.noteDeletedAfterSave(object)
@@ -128,7 +128,7 @@ extension ManagedObjectContext {
     /// A deleted object leaves the context (pending inserts simply vanish).
     private func forgetDeleted(_ object: ManagedObject) {
         if object.isInsertedFlag { object.isDeletedFlag = true }
-        registryLock.withLock { _ in registry[object.objectID] = nil }
+        registryLock.withLock { registry[object.objectID] = nil }
         retained[object.objectID] = nil
         if object.holdsRowCacheEntry {
             persistentStoreCoordinator.rowCache.release(object.objectID)

@@ -113,7 +113,7 @@ extension ManagedObjectContext {
         }
         return ContextInspection(
             name: name, concurrencyType: concurrencyType, isRoot: parent == nil,
-            registeredObjectCount: registryLock.withLock { _ in registry.count },
+            registeredObjectCount: registryLock.withLock { registry.count },
             mergePolicy: mergePolicy, automaticallyMergesChangesFromParent: automaticallyMergesChangesFromParent,
             insertedCount: insertedObjects.count, updatedCount: updated.count, deletedCount: deletedObjects.count,
             pendingChanges: pending)

@@ -48,7 +48,7 @@ extension ManagedObjectContext {
 
     /// The object with this ID if this context has it registered; never a new fault, no I/O.
     public func registeredObject(for id: ObjectID) -> ManagedObject? {
-        registryLock.withLock { _ in
+        registryLock.withLock {
             if let u = registry[id] { return u.takeUnretainedValue() }
             if !aliases.isEmpty, let alias = aliases[id], let u = registry[alias] { return u.takeUnretainedValue() }
             return nil
@@ -57,7 +57,7 @@ extension ManagedObjectContext {
 
     /// Every object registered in the context.
     public var registeredObjects: [ManagedObject] {
-        registryLock.withLock { _ in registry.values.map { $0.takeUnretainedValue() } }
+        registryLock.withLock { registry.values.map { $0.takeUnretainedValue() } }
     }
 
     /// Whether this context or an ancestor has an unsaved object with this temporary ID.
@@ -74,13 +74,13 @@ extension ManagedObjectContext {
     // MARK: Registration
 
     func register(_ object: ManagedObject) {
-        registryLock.withLock { _ in registry[object.objectID] = Unmanaged.passUnretained(object) }
+        registryLock.withLock { registry[object.objectID] = Unmanaged.passUnretained(object) }
         if retainsRegisteredObjects { retained[object.objectID] = object }
     }
 
     /// Called from `ManagedObject.deinit`.
     func objectWillDeinit(_ object: ManagedObject) {
-        let batch: [ObjectID]? = registryLock.withLock { _ in
+        let batch: [ObjectID]? = registryLock.withLock {
             if let removed = registry.removeValue(forKey: object.objectID),
                removed.toOpaque() != Unmanaged.passUnretained(object).toOpaque() {
                 registry[object.objectID] = removed   // another instance took the ID (after reset)
@@ -96,7 +96,7 @@ extension ManagedObjectContext {
 
     /// Releases the row cache entries of objects that went away (end of every block).
     func flushRowReleases() {
-        let batch: [ObjectID] = registryLock.withLock { _ in
+        let batch: [ObjectID] = registryLock.withLock {
             defer { pendingRowReleases.removeAll(keepingCapacity: true) }
             return pendingRowReleases
         }
@@ -111,7 +111,7 @@ extension ManagedObjectContext {
     /// Re-keys objects under one lock. `movingPendingChanges` is false when the pending
     /// dictionaries are about to be cleared anyway (after a root save).
     func rekey(_ pairs: [(ManagedObject, ObjectID)], movingPendingChanges: Bool) {
-        registryLock.withLock { _ in
+        registryLock.withLock {
             for (object, permanent) in pairs where object.objectID != permanent {
                 registry[object.objectID] = nil
                 registry[permanent] = Unmanaged.passUnretained(object)

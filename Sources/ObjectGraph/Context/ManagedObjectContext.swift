@@ -97,7 +97,7 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
     let changeSubscribers = Locked<[UUID: AsyncStream<ChangeSet>.Continuation]>([:])
 
     // MARK: Queue-owned state
-    let registryLock = Locked(())
+    let registryLock = Locked()
     /// Registered objects, held weakly: an unchanged object lives as long as the app uses it.
     var registry: [ObjectID: Unmanaged<ManagedObject>] = [:]
     /// Row cache entries of objects that went away, released in batches (guarded by

@@ -86,7 +86,7 @@ extension ManagedObjectContext {
             guard let object = registeredObject(for: id) else { continue }
             if object.isInsertedFlag {
                 object.isDeletedFlag = true
-                registryLock.withLock { _ in registry[object.objectID] = nil }
+                registryLock.withLock { registry[object.objectID] = nil }
                 retained[object.objectID] = nil
                 object.managedObjectContext = nil
             } else {

@@ -64,11 +64,11 @@ public struct MigrationRow<Source: ManagedObject>: Sendable {
 /// @unchecked Sendable: `resolved` is only touched while `lock` is held (key paths are not
 /// `Sendable`, so they cannot live in the `Locked` value).
 final class MigrationKeyPaths: @unchecked Sendable {
-    private let lock = Locked(())
+    private let lock = Locked()
     private var resolved: [AnyKeyPath: (index: Int, name: String)?] = [:]
 
     func resolve(_ keyPath: AnyKeyPath, in entity: EntityDescription, model: ManagedObjectModel) -> (Int, String)? {
-        lock.withLock { _ in
+        lock.withLock {
             if let known = resolved[keyPath] { return known }
             let property = model.property(for: keyPath)
             let found = property.flatMap { p in entity.propertyIndexByName[p.name].map { ($0, p.name) } }

@@ -32,7 +32,7 @@ public final class EntityDescription: Sendable, CustomStringConvertible {
     // Guarded by `keyPathLock`: many queues resolve key paths (fetches, sorts) at once.
     // (The lock guards a critical section rather than holding the dictionary: key paths are
     // not Sendable, though immutable, so they stay beside the lock rather than in its value.)
-    private let keyPathLock = Locked(())
+    private let keyPathLock = Locked()
     nonisolated(unsafe) private var keyPathCache: [AnyKeyPath: [PropertyStep]] = [:]
 
     init(name: String, objectType: ManagedObject.Type, properties: [PropertyDescription],
@@ -100,11 +100,11 @@ public final class EntityDescription: Sendable, CustomStringConvertible {
     public var description: String { "Entity \(name) (\(properties.map(\.name).joined(separator: ", ")))" }
 
     func cachedPath(for keyPath: AnyKeyPath) -> [PropertyStep]? {
-        keyPathLock.withLock { _ in keyPathCache[keyPath] }
+        keyPathLock.withLock { keyPathCache[keyPath] }
     }
 
     func cachePath(_ path: [PropertyStep], for keyPath: AnyKeyPath) {
-        keyPathLock.withLock { _ in keyPathCache[keyPath] = path }
+        keyPathLock.withLock { keyPathCache[keyPath] = path }
     }
 }
 

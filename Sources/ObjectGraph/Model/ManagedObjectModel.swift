@@ -91,7 +91,7 @@ extension Relationship: PropertyWrapperMarker {}
 /// @unchecked Sendable: prototypes are managed objects (not Sendable); they are only touched
 /// while `lock` is held, and never handed out.
 final class PrototypeRegistry: @unchecked Sendable {
-    private let lock = Locked(())
+    private let lock = Locked()
     private let prototypes: [String: ManagedObject]
 
     init(prototypes: [String: ManagedObject]) {
@@ -104,7 +104,7 @@ final class PrototypeRegistry: @unchecked Sendable {
     private var entitiesByPrototype: [ObjectIdentifier: EntityDescription] = [:]
 
     func attach(_ model: ManagedObjectModel) {
-        lock.withLock { _ in
+        lock.withLock {
             for (name, proto) in prototypes {
                 entitiesByPrototype[ObjectIdentifier(proto)] = model.entitiesByName[name]
             }
@@ -121,7 +121,7 @@ final class PrototypeRegistry: @unchecked Sendable {
 
     /// Applies `keyPath` to the prototype of `entityName` and returns the properties it read.
     func record(_ keyPath: AnyKeyPath, on entityName: String) -> [PropertyStep]? {
-        lock.withLock { _ in
+        lock.withLock {
             guard let proto = prototypes[entityName] else { return nil }
             let state = ThreadState.current
             let saved = (state.recordedPath, state.recordingRegistry)
@@ -143,7 +143,7 @@ final class PrototypeRegistry: @unchecked Sendable {
     /// something else.
     func result(of keyPath: AnyKeyPath, on entityName: String, reading value: StoredValue,
                 at step: PropertyStep) -> StoredValue? {
-        lock.withLock { _ in
+        lock.withLock {
             guard let proto = prototypes[entityName], let probed = prototypes[step.entityName] else { return nil }
             let state = ThreadState.current
             let saved = (state.probe, state.recordingRegistry)
@@ -160,7 +160,7 @@ final class PrototypeRegistry: @unchecked Sendable {
 
     /// Applies `keyPath` to the prototype and tells whether it returned the prototype's ID.
     func readsObjectID(_ keyPath: AnyKeyPath, on entityName: String) -> Bool {
-        lock.withLock { _ in
+        lock.withLock {
             guard let proto = prototypes[entityName] else { return false }
             func open<Root>(_: Root.Type) -> Bool {
                 guard let typed = keyPath as? PartialKeyPath<Root>, let root = proto as? Root else { return false }

@@ -10,7 +10,7 @@ import Synchronization
 /// waits there for a reader to come back).
 final class ConnectionPool: @unchecked Sendable {
     private let writer: SQLiteConnection
-    private let writerLock = Locked(())
+    private let writerLock = Locked()
     private let condition = NSCondition()
     private var idleReaders: [SQLiteConnection] = []
     private var readerCount = 0
@@ -25,7 +25,7 @@ final class ConnectionPool: @unchecked Sendable {
     }
 
     func write<T>(_ body: (SQLiteConnection) throws -> T) rethrows -> T {
-        try writerLock.withLock { _ in try body(writer) }
+        try writerLock.withLock { try body(writer) }
     }
 
     func read<T>(_ body: (SQLiteConnection) throws -> T) throws -> T {

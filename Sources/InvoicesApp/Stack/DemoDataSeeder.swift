@@ -29,7 +29,8 @@ extension DemoData {
                 invoices.append(invoice)
             }
             try context.save()
-            return SavedChanges(inserted: Set(clients.map(\.objectID) + invoices.map(\.objectID)))
+            let lines = invoices.flatMap { $0.lines.map(\.objectID) }
+            return SavedChanges(inserted: Set(clients.map(\.objectID) + invoices.map(\.objectID) + lines))
         }
     }
 }

@@ -99,14 +99,8 @@ public final class Invoice: ManagedObject {
     /// - Parameter description: the line's; the first line of `notes`, or "Amount invoiced",
     ///   when nil. Does nothing to an object outside a context.
     public func setSingleLine(amount: Decimal, description: String? = nil) {
-        guard let context = managedObjectContext else { return }
-        for line in lines { context.delete(line) }
-        let line = LineItem(context: context)
-        line.itemDescription = description ?? InvoicesModel.migratedDescription(notes: notes)
-        line.quantity = 1
-        line.unitPrice = amount
-        line.invoice = self
-        settleLines()
+        replaceLines(with: [LineFields(description: description ?? InvoicesModel.migratedDescription(notes: notes),
+                                       unitPrice: amount)])
     }
 
     /// The issue date as a day.

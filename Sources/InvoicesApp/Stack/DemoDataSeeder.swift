@@ -25,6 +25,7 @@ extension DemoData {
             for record in data.invoices {
                 let invoice = Invoice(context: context)
                 invoice.assign(record.fields)
+                invoice.replaceLines(with: record.lines)
                 invoice.client = clients[record.clientIndex]
                 invoices.append(invoice)
             }

@@ -6,45 +6,8 @@ import Testing
 /// A file written by version 1 of the dashboard's model (one amount per invoice), opened by
 /// the app's stack: migrated on open, each amount one line.
 @Suite struct ModelMigrationTests {
-    /// (identifier, amount, currency, notes) of the version 1 file.
-    private static let invoices: [(String, String, String, String?)] = [
-        ("INV-1", "1234.56", "EUR", "Consulting, March\nsecond line"),
-        ("INV-2", "1200", "JPY", nil),
-        ("INV-3", "12.345", "BHD", "  \n  Audit  "),
-        ("INV-4", "0.10", "EUR", ""),
-    ]
-
-    /// Writes a version 1 file with a client, the invoices above and a payment of 100 on INV-1.
-    private func writeVersion1File() throws -> URL {
-        let url = TestFiles.database()
-        let coordinator = PersistentStoreCoordinator(model: try InvoicesModelV1.make())
-        try coordinator.addPersistentStore(.sqlite(at: url))
-        let context = ManagedObjectContext(.privateQueue, coordinator: coordinator)
-        try context.performAndWait {
-            let client = InvoicesModelV1.Client(context: context)
-            client.name = "Acme"
-            for (identifier, amount, currency, notes) in Self.invoices {
-                let invoice = InvoicesModelV1.Invoice(context: context)
-                invoice.identifier = identifier
-                invoice.amount = decimal(amount)
-                invoice.currency = currency
-                invoice.notes = notes
-                invoice.status = .sent
-                invoice.client = client
-                if identifier == "INV-1" {
-                    let payment = InvoicesModelV1.Payment(context: context)
-                    payment.amount = 100
-                    payment.invoice = invoice
-                    invoice.paidAmount = 100
-                }
-            }
-            try context.save()
-        }
-        return url
-    }
-
     @Test func aVersion1FileOpensWithEachAmountAsOneLine() async throws {
-        let url = try writeVersion1File()
+        let url = try Version1File.write()
         #expect(try PersistentStoreCoordinator.modelVersion(ofStoreAt: url) == 1)
         let stack = try InvoicesStack(storeURL: url)
         guard case .migrated(let report)? = stack.coordinator.migrationOutcome else {
@@ -76,12 +39,12 @@ import Testing
     }
 
     @Test func theMigratedFileOpensAgainWithoutMigrating() async throws {
-        let url = try writeVersion1File()
+        let url = try Version1File.write()
         _ = try InvoicesStack(storeURL: url)
         let again = try InvoicesStack(storeURL: url)
         #expect(again.coordinator.migrationOutcome == nil)
         let count = try await again.main.perform { try again.main.count(for: FetchRequest<LineItem>()) }
-        #expect(count == Self.invoices.count)
+        #expect(count == Version1File.invoices.count)
     }
 
     @Test func aNewFileIsWrittenAtVersion2() throws {

@@ -67,8 +67,9 @@ extension FormRoutes {
         if let index = rows[failure.objectID], let formRows = table.rows {
             return formRows.fieldError(failure, rowIndex: index)
         }
-        let nested = table.nested.first { $0.destination == failure.objectID.entityName }
-        let noun = catalog.table(forEntity: failure.objectID.entityName)?.noun ?? "object"
+        // An object further down (a line of an invoice added here) points at the first section.
+        let nested = table.nested.first { $0.destination == failure.objectID.entityName } ?? table.nested.first
+        let noun = catalog.table(forEntity: failure.objectID.entityName)?.noun ?? failure.objectID.entityName.lowercased()
         return FieldError(field: nested?.relationship ?? "", message: "In the \(noun) added here: " + failure.message)
     }
 

@@ -41,6 +41,18 @@ import Testing
         #expect(invoices.filter { $0.currency == "JPY" }.allSatisfy { $0.amount >= 1_000 })
     }
 
+    @Test func invoicesHaveOneToFourLinesThatAddUpToTheirAmount() {
+        let invoices = DemoData.standard(today: today).invoices
+        #expect(invoices.allSatisfy { (1...4).contains($0.lines.count) })
+        #expect(Set(invoices.map(\.lines.count)) == [1, 2, 3, 4])
+        for invoice in invoices {
+            let total = invoice.lines.reduce(Decimal(0)) { $0 + $1.total(in: invoice.currency) }
+            #expect(total == invoice.amount, "\(invoice.identifier)")
+            #expect(invoice.lines.allSatisfy { $0.quantity > 0 && $0.unitPrice > 0 && !$0.description.isEmpty })
+        }
+        #expect(invoices.contains { $0.lines.contains { $0.taxRate > 0 } })
+    }
+
     @Test func statusesAndDatesArePlausibleAndSomeInvoicesAreOverdue() {
         let invoices = DemoData.standard(today: today).invoices
         #expect(Set(invoices.map(\.status)) == Set(InvoiceStatus.allCases))
@@ -59,6 +71,9 @@ import Testing
             (try stack.main.count(for: FetchRequest<Client>()), try stack.main.count(for: FetchRequest<Invoice>()))
         }
         #expect(counts == (200, 2_000))
+        let data = DemoData.standard(today: today)
+        let lines = try await stack.main.perform { try stack.main.count(for: FetchRequest<LineItem>()) }
+        #expect(lines == data.invoices.reduce(0) { $0 + $1.lines.count })
         let overdue = try await stack.invoicePage(InvoiceQuery(status: .overdue), today: today)
         #expect(overdue.totalCount > 0)
     }

@@ -8,7 +8,7 @@ import Testing
     private func failures(_ change: @escaping @Sendable (Invoice) -> Void) async throws -> [ValidationFailure] {
         try await validationFailures { c in
             let invoice = c.makeInvoice("INV-1", client: c.makeClient("Acme"), amount: "120.50", currency: "EUR",
-                                        issued: "2025-06-01", due: "2025-07-01")
+                                        issued: "2025-06-01", due: "2025-07-01", asLine: false)
             change(invoice)
         }
     }

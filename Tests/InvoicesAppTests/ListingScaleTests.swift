@@ -29,8 +29,8 @@ import Testing
                 for n in start..<(start + batch) {
                     let invoice = Invoice(context: context)
                     invoice.identifier = "INV-\(100_000 + n)"
-                    invoice.amount = Decimal(n % 5_000)
                     invoice.currency = ["EUR", "USD", "JPY", "GBP"][(n / 7) % 4]
+                    invoice.setSingleLine(amount: Decimal(n % 5_000))
                     invoice.status = InvoiceStatus.allCases[n % 4]
                     invoice.issueDay = today.adding(days: -(n % 700))
                     invoice.dueDay = today.adding(days: -(n % 700) + 30)

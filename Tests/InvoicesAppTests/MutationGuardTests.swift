@@ -36,8 +36,10 @@ import Testing
             let (_, page) = try await visitor.openForm("/invoices/new?client=\(acme)")
             let html = page.text
             // then the attributes that are not optional are required, though the model does
-            // not say `.required` of them (amount, status, the dates)
-            for (name, label) in [("amount", "Amount"), ("issueDate", "Issue date"), ("dueDate", "Due date"),
+            // not say `.required` of them (status, the dates); the amount is the lines' total
+            #expect(html.contains(#"name="line-0-unitPrice""#))
+            #expect(!html.contains(#"name="amount""#))
+            for (name, label) in [("issueDate", "Issue date"), ("dueDate", "Due date"),
                                   ("identifier", "Invoice number")] {
                 #expect(html.contains(#"<label for="field-\#(name)">\#(label) <span aria-hidden="true">*</span></label>"#),
                         "\(name) is not marked required")

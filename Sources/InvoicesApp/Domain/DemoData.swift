@@ -22,7 +22,10 @@ public struct DemoData: Sendable {
     @dynamicMemberLookup
     public struct InvoiceRecord: Sendable, Hashable {
         public let clientIndex: Int
+        /// Its amount is the total of ``lines``.
         public let fields: InvoiceFields
+        /// One to four.
+        public let lines: [LineFields]
 
         public subscript<T>(dynamicMember keyPath: KeyPath<InvoiceFields, T>) -> T { fields[keyPath: keyPath] }
     }
@@ -110,7 +113,7 @@ public struct DemoData: Sendable {
         let homeCurrency = Dictionary(uniqueKeysWithValues: DemoDataCatalog.countries.map { ($0.name, $0.currency) })
 
         struct Draft {
-            var clientIndex: Int, amount: Decimal, currency: String, status: InvoiceStatus
+            var clientIndex: Int, lines: [LineFields], currency: String, status: InvoiceStatus
             var issue: CalendarDay, due: CalendarDay, notes: String?
         }
         var drafts: [Draft] = []
@@ -145,7 +148,7 @@ public struct DemoData: Sendable {
             }
             let notes = Int.random(in: 0..<100, using: &random) < 20
                 ? DemoDataCatalog.notes.randomElement(using: &random) : nil
-            drafts.append(Draft(clientIndex: clientIndex, amount: amount(in: currency, using: &random),
+            drafts.append(Draft(clientIndex: clientIndex, lines: lines(in: currency, using: &random),
                                 currency: currency, status: status, issue: issue, due: due, notes: notes))
         }
         // Numbered in order of issue, per year, as a bookkeeper would.
@@ -160,9 +163,27 @@ public struct DemoData: Sendable {
         }
         return drafts.indices.map { i in
             let d = drafts[i]
+            let amount = d.lines.reduce(Decimal(0)) { $0 + $1.total(in: d.currency) }
             return InvoiceRecord(clientIndex: d.clientIndex,
-                                 fields: InvoiceFields(identifier: identifiers[i], amount: d.amount, currency: d.currency,
-                                                       status: d.status, issueDate: d.issue, dueDate: d.due, notes: d.notes))
+                                 fields: InvoiceFields(identifier: identifiers[i], amount: amount, currency: d.currency,
+                                                       status: d.status, issueDate: d.issue, dueDate: d.due, notes: d.notes),
+                                 lines: d.lines)
+        }
+    }
+
+    /// One to four lines of services, each a share of a plausible amount, with the tax rate
+    /// usual for the currency's country.
+    private static func lines(in currency: String, using random: inout SeededGenerator) -> [LineFields] {
+        let count = Int.random(in: 1...4, using: &random)
+        let rate = DemoDataCatalog.taxRates[currency] ?? 0
+        let services = DemoDataCatalog.services.shuffled(using: &random)
+        let currencyInfo = Currency.named(currency)
+        return (0..<count).map { index in
+            let quantity = DemoDataCatalog.quantities.randomElement(using: &random) ?? 1
+            let share = amount(in: currency, using: &random) / Decimal(count) / quantity
+            let price = currencyInfo?.rounded(share) ?? share
+            return LineFields(description: services[index % services.count], quantity: quantity,
+                              unitPrice: max(price, 1), taxRate: rate)
         }
     }
 

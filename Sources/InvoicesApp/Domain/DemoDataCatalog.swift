@@ -1,3 +1,5 @@
+import Foundation
+
 /// The raw material of the demo data: per country, names, cities with postcodes, street
 /// patterns, company forms and a home currency.
 struct DemoCountry: Sendable {
@@ -107,4 +109,15 @@ enum DemoDataCatalog {
 
     /// The currencies a client may also be invoiced in, beside its home currency.
     static let foreignCurrencies = ["EUR", "USD", "GBP", "CHF", "JPY"]
+
+    /// What demo invoice lines are for.
+    static let services = ["Consulting", "Design work", "Software development", "Project management", "Travel expenses",
+                           "Licence fee", "Support contract", "Workshop", "Hosting, one year", "Translation"]
+
+    /// Quantities of demo lines: mostly whole, some hours and halves.
+    static let quantities: [Decimal] = [1, 1, 1, 2, 3, 5, 10, Decimal(5) / 10, Decimal(15) / 10, Decimal(75) / 10, 12]
+
+    /// A usual VAT or sales tax rate, in percent, by currency.
+    static let taxRates: [String: Decimal] = ["EUR": 19, "CHF": Decimal(81) / 10, "GBP": 20, "JPY": 10,
+                                              "USD": 0, "SEK": 25, "DKK": 25, "NOK": 25, "PLN": 23, "CZK": 21]
 }

@@ -4,7 +4,7 @@ import ObjectGraph
 /// An invoice to a client, in one currency.
 ///
 /// Rules checked at save: an identifier (unique), an amount of at least 0 with no more
-/// decimals than its currency's minor units, an ISO 4217 currency from ``Currency/all``
+/// decimals than its currency's minor units and equal to its lines' total, an ISO 4217 currency from ``Currency/all``
 /// that has minor units, a due date not before the issue date, and a client. Identifier and
 /// currency are one line; notes may span lines; none holds other control characters.
 ///
@@ -15,6 +15,8 @@ public final class Invoice: ManagedObject {
 
     /// The invoice number printed on it ("INV-2025-00042"); unique.
     @Attribute(.required, .unique, .singleLine, .maxLength(64)) public var identifier: String
+    /// The total of the lines (nets and taxes), kept with the invoice by ``settleLines()`` so
+    /// lists, totals, CSV and aggregates read it without loading every invoice's lines.
     /// At most 999,999,999,999,999.9999, so totals stay exact (see ``Money/maximumIntegerDigits``).
     @Attribute(.minimum(0), .maximum(Money.largestAmount)) public var amount: Decimal = 0
     /// An ISO 4217 code, upper case.
@@ -32,6 +34,12 @@ public final class Invoice: ManagedObject {
     @Attribute(.minimum(0)) public var paidAmount: Decimal = 0
     /// Deleting an invoice deletes its payments.
     @Relationship(inverse: \Payment.invoice, deleteRule: .cascade) public var payments: Set<Payment>
+    /// The lines (in print order: ``currentLines``). Deleting an invoice deletes its lines.
+    ///
+    /// A set ordered by ``LineItem/position`` rather than an ordered to-many: SQLite 3.40's
+    /// `PRAGMA integrity_check` wrongly reports the ordered relationship's `WITHOUT ROWID`
+    /// order table as holding NULLs, and the dashboard's files are checked with it.
+    @Relationship(inverse: \LineItem.invoice, deleteRule: .cascade) public var lines: Set<LineItem>
 
     /// `(status, issueDate)`: the list filtered by a status (`/invoices?status=sent`) counts
     /// its invoices from the index alone and reads its page in issue-date order, instead of
@@ -52,6 +60,47 @@ public final class Invoice: ManagedObject {
         if paidAmount != paid { paidAmount = paid }
         if status == .sent, amount > 0, balance <= 0 { status = .paid }
         if status == .paid, balance > 0, paid > 0 { status = .sent }
+    }
+
+    /// The lines not deleted, in order (by position, then by when they were made).
+    public var currentLines: [LineItem] {
+        lines.filter { !$0.isDeleted }.sorted { ($0.position, $0.objectID.primaryKey ?? .max) < ($1.position, $1.objectID.primaryKey ?? .max) }
+    }
+
+    /// Puts `ordered` (this invoice's lines) in that order.
+    public func order(_ ordered: [LineItem]) {
+        for (position, line) in ordered.enumerated() where line.position != position { line.position = position }
+    }
+
+    /// Adds a line at the end.
+    @discardableResult
+    public func appendLine(_ line: LineItem) -> LineItem {
+        line.position = (currentLines.last?.position ?? -1) + 1
+        line.invoice = self
+        return line
+    }
+
+    /// The sum of the lines' rounded nets.
+    public var netTotal: Decimal { currentLines.reduce(0) { $0 + $1.net } }
+
+    /// The sum of the lines' rounded taxes.
+    public var taxTotal: Decimal { currentLines.reduce(0) { $0 + $1.tax } }
+
+    /// Brings ``amount`` in step with the lines, and the status with it (a paid invoice whose
+    /// total grows is owed again, see ``settlePayments()``). Whatever changes lines calls it.
+    public func settleLines() {
+        let total = netTotal + taxTotal
+        if amount != total { amount = total }
+        settlePayments()
+    }
+
+    /// Replaces the lines with one: quantity 1, `amount` as its unit price, no tax. What an
+    /// invoice of the one-amount format (version 1 files, CSV imports) becomes.
+    /// - Parameter description: the line's; the first line of `notes`, or "Amount invoiced",
+    ///   when nil. Does nothing to an object outside a context.
+    public func setSingleLine(amount: Decimal, description: String? = nil) {
+        replaceLines(with: [LineFields(description: description ?? InvoicesModel.migratedDescription(notes: notes),
+                                       unitPrice: amount)])
     }
 
     /// The issue date as a day.
@@ -77,14 +126,22 @@ public final class Invoice: ManagedObject {
         status == .sent && dueDay < today
     }
 
+    /// Why `amount` cannot be an amount in `currency`, if it has more decimals than the
+    /// currency's minor units (lines round to them; a one-amount import must not be rounded).
+    static func precisionMessage(of amount: Decimal, in currency: String) -> String? {
+        Currency.named(currency)?.minorUnits.flatMap { precisionMessage(of: amount, minorUnits: $0, code: currency) }
+    }
+
+    private static func precisionMessage(of amount: Decimal, minorUnits: Int, code: String) -> String? {
+        amount.decimalPlaces > minorUnits ? "Amount has more decimal places than \(code) allows (\(minorUnits))." : nil
+    }
+
     public override func validate() -> [ValidationFailure] {
         var failures: [ValidationFailure] = []
         if let known = Currency.named(currency) {
             if let minorUnits = known.minorUnits {
-                if amount.decimalPlaces > minorUnits {
-                    failures.append(ValidationFailure(
-                        property: "amount",
-                        message: "Amount has more decimal places than \(currency) allows (\(minorUnits))."))
+                if let message = Self.precisionMessage(of: amount, minorUnits: minorUnits, code: currency) {
+                    failures.append(ValidationFailure(property: "amount", message: message))
                 }
             } else {
                 failures.append(ValidationFailure(
@@ -101,6 +158,12 @@ public final class Invoice: ManagedObject {
                 property: "amount",
                 message: "Amount cannot be less than the payments already received "
                     + "(\(Money(amount: paidAmount, currency: currency).formatted))."))
+        }
+        // An invoice without lines (made by code that sets the amount alone) keeps its amount.
+        if !currentLines.isEmpty, amount != netTotal + taxTotal {
+            failures.append(ValidationFailure(
+                property: "amount",
+                message: "Amount \(amount) is not the total of the lines (\(netTotal + taxTotal)): call settleLines() after changing lines."))
         }
         if dueDate < issueDate {
             failures.append(ValidationFailure(

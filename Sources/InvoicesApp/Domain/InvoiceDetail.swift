@@ -12,6 +12,8 @@ public struct InvoiceDetail: Sendable, Hashable, Codable, Identifiable {
     public let daysOverdue: Int?
     /// Oldest first.
     public let payments: [PaymentSummary]
+    /// In print order.
+    public let lines: [LineSummary]
 
     public var id: Int64 { summary.id }
 
@@ -23,6 +25,35 @@ public struct InvoiceDetail: Sendable, Hashable, Codable, Identifiable {
         daysOverdue = summary.isOverdue ? summary.dueDate.days(until: today) : nil
         payments = invoice.payments.filter { !$0.isDeleted }.map(PaymentSummary.init)
             .sorted { ($0.day, $0.id) < ($1.day, $1.id) }
+        lines = invoice.currentLines.map(LineSummary.init)
+    }
+
+    /// The sum of the lines' rounded nets.
+    public var netTotal: Decimal { lines.reduce(0) { $0 + $1.net } }
+
+    /// The sum of the lines' rounded taxes.
+    public var taxTotal: Decimal { lines.reduce(0) { $0 + $1.tax } }
+}
+
+/// One line of an invoice, as its page and PDF show it; net and tax already rounded
+/// (``LineItem/net``).
+public struct LineSummary: Sendable, Hashable, Codable {
+    public let description: String
+    public let quantity: Decimal
+    public let unitPrice: Decimal
+    /// Percent.
+    public let taxRate: Decimal
+    public let net: Decimal
+    public let tax: Decimal
+
+    /// Reads the line's values. Call it on the line's context queue.
+    public init(_ line: LineItem) {
+        description = line.itemDescription
+        quantity = line.quantity
+        unitPrice = line.unitPrice
+        taxRate = line.taxRate
+        net = line.net
+        tax = line.tax
     }
 }
 

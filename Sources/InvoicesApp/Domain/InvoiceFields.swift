@@ -24,14 +24,16 @@ public struct InvoiceFields: Sendable, Hashable {
 }
 
 extension Invoice {
-    /// Writes `fields` (validated when the context saves); the client is set apart.
+    /// Writes `fields` (validated when the context saves), the amount as the one line; the
+    /// client is set apart.
     func assign(_ fields: InvoiceFields) {
         identifier = fields.identifier
-        amount = fields.amount
         currency = fields.currency
         status = fields.status
         issueDay = fields.issueDate
         dueDay = fields.dueDate
         notes = fields.notes
+        // One amount: one line (after the notes and currency its description and rounding read).
+        setSingleLine(amount: fields.amount)
     }
 }

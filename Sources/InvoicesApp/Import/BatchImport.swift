@@ -53,6 +53,7 @@ struct BatchImport {
         var permanent: [ObjectID: ObjectID] = [:]
         for item in accepted.values.sorted(by: { $0.row.line < $1.row.line }) {
             outcome.changes.inserted.insert(item.invoice.objectID)
+            outcome.changes.inserted.formUnion(item.invoice.lines.map(\.objectID))
             state.importedIdentifiers[item.row.identifier] = item.row.line
             switch item.origin {
             case .existing:
@@ -115,7 +116,11 @@ struct BatchImport {
         invoice.client = client
 
         let isNewClient = origin == .createdInBatch && createdClients[client.objectID] == nil
-        let failures = invoice.validate() + (isNewClient ? client.validate() : [])
+        // The file's one amount must fit the currency as it is: its line would round it.
+        let precision = Invoice.precisionMessage(of: row.invoice.amount, in: row.invoice.currency)
+            .map { [ValidationFailure(property: "amount", message: $0)] } ?? []
+        let failures = precision + invoice.validate() + invoice.currentLines.flatMap { $0.validate() }
+            + (isNewClient ? client.validate() : [])
         if !failures.isEmpty {
             context.delete(invoice)
             if isNewClient { context.delete(client) }
@@ -166,8 +171,10 @@ struct BatchImport {
                 var reasonsByLine: [Int: [String]] = [:]
                 for failure in failures {
                     for item in accepted.values where item.invoice.objectID == failure.objectID
+                        || item.invoice.lines.contains(where: { $0.objectID == failure.objectID })
                         || (item.origin == .createdInBatch && item.client.objectID == failure.objectID) {
-                        let prefix = item.invoice.objectID == failure.objectID ? "" : "Client: "
+                        let prefix = item.invoice.objectID == failure.objectID ? ""
+                            : item.client.objectID == failure.objectID ? "Client: " : "Line: "
                         reasonsByLine[item.row.line, default: []].append(prefix + failure.message)
                     }
                 }

@@ -71,7 +71,8 @@ public struct InvoiceDocument: Sendable, Hashable {
 }
 
 extension InvoiceDocument {
-    /// The document of an invoice as the model stands: its amount is one line, untaxed.
+    /// The document of an invoice: its lines, in order (an invoice without lines, which only
+    /// code setting the amount alone makes, prints its amount as one untaxed line).
     public init(_ detail: InvoiceDetail) {
         let summary = detail.summary
         number = summary.identifier
@@ -80,9 +81,15 @@ extension InvoiceDocument {
         dueDay = summary.dueDate
         currency = summary.amount.currency
         client = detail.client
-        let description = detail.notes?.split(whereSeparator: \.isNewline).first.map(String.init) ?? "Amount invoiced"
         let currency = Currency.named(summary.amount.currency) ?? Currency(code: summary.amount.currency, name: "", minorUnits: 2)
-        lines = [Line(description: description, quantity: 1, unitPrice: summary.amount.amount, taxRate: 0, currency: currency)]
+        lines = detail.lines.map {
+            Line(description: $0.description, quantity: $0.quantity, unitPrice: $0.unitPrice, taxRate: $0.taxRate,
+                 currency: currency)
+        }
+        if lines.isEmpty && summary.amount.amount != 0 {
+            lines = [Line(description: InvoicesModel.migratedDescription(notes: detail.notes), quantity: 1,
+                          unitPrice: summary.amount.amount, taxRate: 0, currency: currency)]
+        }
         payments = detail.payments.map { Payment(day: $0.day, method: $0.method, amount: $0.amount.amount, note: $0.note) }
         notes = detail.notes
     }

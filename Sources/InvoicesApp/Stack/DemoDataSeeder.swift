@@ -25,11 +25,13 @@ extension DemoData {
             for record in data.invoices {
                 let invoice = Invoice(context: context)
                 invoice.assign(record.fields)
+                invoice.replaceLines(with: record.lines)
                 invoice.client = clients[record.clientIndex]
                 invoices.append(invoice)
             }
             try context.save()
-            return SavedChanges(inserted: Set(clients.map(\.objectID) + invoices.map(\.objectID)))
+            let lines = invoices.flatMap { $0.lines.map(\.objectID) }
+            return SavedChanges(inserted: Set(clients.map(\.objectID) + invoices.map(\.objectID) + lines))
         }
     }
 }

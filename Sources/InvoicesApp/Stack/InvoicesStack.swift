@@ -74,7 +74,13 @@ public final class InvoicesStack: Sendable {
     private init(description: PersistentStoreDescription, storeURL: URL?, persist: PersistMode,
                  logger: Logger, model given: ManagedObjectModel?, timekeeper: Timekeeper) throws(StackError) {
         let model: ManagedObjectModel
-        do { model = try given ?? InvoicesModel.shared.get() } catch { throw .model("\(error)") }
+        var description = description
+        do {
+            model = try given ?? InvoicesModel.shared.get()
+            // The app's own model migrates files of earlier versions on open (a backup is
+            // written beside the file first); a test's model has no earlier versions.
+            if given == nil { description.migrationPlan = try InvoicesModel.sharedPlan.get() }
+        } catch { throw .model("\(error)") }
         let coordinator = PersistentStoreCoordinator(model: model)
         do {
             try coordinator.addPersistentStore(description)

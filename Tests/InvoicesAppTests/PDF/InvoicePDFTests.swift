@@ -89,4 +89,45 @@ import TestSupport
             #expect(try await visitor.get("/invoices/abc.pdf").status == 404)
         }
     }
+
+    @Test func theDashboardsPDFPrintsTheInvoicesLinesInOrder() async throws {
+        try await withDashboard { app in
+            try await insert(into: app.stack) { context in
+                let client = Client(context: context)
+                client.name = "Lines GmbH"
+                let invoice = Invoice(context: context)
+                invoice.identifier = "INV-PDF-LINES"
+                invoice.currency = "EUR"
+                invoice.status = .sent
+                invoice.issueDay = day("2025-06-01")
+                invoice.dueDay = day("2025-07-01")
+                invoice.client = client
+                for (text, quantity, price, tax) in [("Design workshop", "2", "450", "19"), ("Travel costs", "1", "86.40", "0"),
+                                                    ("Printed samples", "3", "0.333", "7")] {
+                    let line = LineItem(context: context)
+                    line.itemDescription = text
+                    line.quantity = decimal(quantity)
+                    line.unitPrice = decimal(price)
+                    line.taxRate = decimal(tax)
+                    invoice.appendLine(line)
+                }
+                invoice.settleLines()
+            }
+            let visitor = app.visitor()
+            let list = try jsonDecoder().decode(Page<InvoiceSummary>.self,
+                                                from: try await visitor.get("/invoices.json?q=INV-PDF-LINES").body)
+            let invoice = try #require(list.items.first { $0.identifier == "INV-PDF-LINES" })
+            // 900.00 + 171.00 tax, 86.40, 1.00 (0.999) + 0.07 tax: 987.40 net, 171.07 tax, 1,158.47.
+            #expect(invoice.amount.amount == decimal("1158.47"))
+            let text = try await poppler("pdftotext", Array(try await visitor.get("/invoices/\(invoice.id).pdf").body),
+                                         ["-layout"], then: "-").output
+            let positions = ["Design workshop", "Travel costs", "Printed samples"].map { text.range(of: $0)?.lowerBound }
+            #expect(positions.allSatisfy { $0 != nil }, "lines missing from:\n\(text)")
+            #expect(positions.compactMap { $0 } == positions.compactMap { $0 }.sorted(), "lines out of order:\n\(text)")
+            for expected in ["987.40", "171.07", "1,158.47"] {
+                #expect(text.contains(expected), "\(expected) missing from:\n\(text)")
+            }
+            #expect(!text.contains("Amount invoiced"))
+        }
+    }
 }

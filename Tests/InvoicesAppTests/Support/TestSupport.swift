@@ -73,20 +73,21 @@ extension ManagedObjectContext {
         return client
     }
 
-    /// An invoice for fixtures.
+    /// An invoice for fixtures: its amount is its one line, or, with `asLine` false, set alone
+    /// (to check the amount's own rules).
     @discardableResult
     func makeInvoice(_ identifier: String, client: Client?, amount: String = "100", currency: String = "EUR",
                      status: InvoiceStatus = .draft, issued: String = "2025-06-01", due: String = "2025-07-01",
-                     notes: String? = nil) -> Invoice {
+                     notes: String? = nil, asLine: Bool = true) -> Invoice {
         let invoice = Invoice(context: self)
         invoice.identifier = identifier
         invoice.client = client
-        invoice.amount = decimal(amount)
         invoice.currency = currency
         invoice.status = status
         invoice.issueDay = day(issued)
         invoice.dueDay = day(due)
         invoice.notes = notes
+        if asLine { invoice.setSingleLine(amount: decimal(amount)) } else { invoice.amount = decimal(amount) }
         return invoice
     }
 }

@@ -49,17 +49,17 @@ import Testing
             let csrf = try #require(form.csrf)
             let fields = [("csrf", csrf), ("identifier", "INV-NEW"), ("client", String(clientID)), ("status", "draft"),
                           ("issueDate", "2025-06-01"), ("dueDate", "2025-07-01")]
-            let badAmount = try await visitor.post(path, fields + [("amount", "12,50"), ("currency", "EUR"), ("action", "save")])
+            let badAmount = try await visitor.post(path, fields + [("line-0-description", "Work"), ("line-0-quantity", "1"), ("line-0-unitPrice", "12,50"), ("line-0-taxRate", "0"), ("currency", "EUR"), ("action", "save")])
             #expect(badAmount.status == 422)
             #expect(badAmount.text.contains("is not a number like 1234.50"))
             #expect(badAmount.text.contains("value=\"12,50\""))
-            let badCurrency = try await visitor.post(path, fields + [("amount", "12.50"), ("currency", "EURO"), ("action", "save")])
+            let badCurrency = try await visitor.post(path, fields + [("line-0-description", "Work"), ("line-0-quantity", "1"), ("line-0-unitPrice", "12.50"), ("line-0-taxRate", "0"), ("currency", "EURO"), ("action", "save")])
             #expect(badCurrency.status == 422)
             #expect(badCurrency.text.contains("not a three-letter ISO 4217 code"))
-            let unknownCurrency = try await visitor.post(path, fields + [("amount", "12.50"), ("currency", "XYZ"), ("action", "save")])
+            let unknownCurrency = try await visitor.post(path, fields + [("line-0-description", "Work"), ("line-0-quantity", "1"), ("line-0-unitPrice", "12.50"), ("line-0-taxRate", "0"), ("currency", "XYZ"), ("action", "save")])
             #expect(unknownCurrency.status == 422)
             #expect(unknownCurrency.text.contains("is not an ISO 4217 code"))
-            let tooPrecise = try await visitor.post(path, fields + [("amount", "12"), ("currency", "JPY"), ("action", "save")])
+            let tooPrecise = try await visitor.post(path, fields + [("line-0-description", "Work"), ("line-0-quantity", "1"), ("line-0-unitPrice", "12"), ("line-0-taxRate", "0"), ("currency", "JPY"), ("action", "save")])
             #expect(tooPrecise.status == 303)
             #expect(try await invoiceIdentifiersOnDisk(app.databaseURL).contains("INV-NEW"))
         }
@@ -71,7 +71,7 @@ import Testing
             let clientID = try await clientID("Beta Ltd", visitor: visitor)
             let (path, form) = try await visitor.openForm("/invoices/new?client=\(clientID)")
             let response = try await visitor.post(path, [("csrf", try #require(form.csrf)), ("identifier", "INV-1"),
-                                                         ("amount", "1.00"), ("currency", "EUR"), ("action", "save")])
+                                                         ("line-0-description", "Work"), ("line-0-quantity", "1"), ("line-0-unitPrice", "1.00"), ("line-0-taxRate", "0"), ("currency", "EUR"), ("action", "save")])
             #expect(response.status == 422)
             #expect(response.text.contains("id=\"error-identifier\""))
         }

@@ -11,8 +11,8 @@ import Testing
                 client.name = "-9+cmd|' /C calc'!A0"
                 let invoice = Invoice(context: context)
                 invoice.identifier = "+1+cmd|' /C calc'!A0"
-                invoice.amount = decimal("12.50")
                 invoice.currency = "EUR"
+                invoice.setSingleLine(amount: decimal("12.50"))
                 invoice.issueDay = day("2025-06-01")
                 invoice.dueDay = day("2025-07-01")
                 invoice.client = client

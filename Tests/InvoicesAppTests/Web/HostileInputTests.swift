@@ -18,7 +18,7 @@ import Testing
     private func newInvoiceForm(_ visitor: Visitor) async throws -> (path: String, fields: [(String, String)]) {
         let clientID = try await clientID("Beta Ltd", visitor: visitor)
         let (path, form) = try await visitor.openForm("/invoices/new?client=\(clientID)")
-        return (path, [("csrf", try #require(form.csrf)), ("client", String(clientID)), ("amount", "12.50"),
+        return (path, [("csrf", try #require(form.csrf)), ("client", String(clientID)), ("line-0-description", "Work"), ("line-0-quantity", "1"), ("line-0-unitPrice", "12.50"), ("line-0-taxRate", "0"),
                        ("currency", "EUR"), ("status", "draft"), ("issueDate", "2025-06-01"), ("dueDate", "2025-07-01")])
     }
 
@@ -71,8 +71,8 @@ import Testing
         try await withDashboard { app in
             let visitor = app.visitor()
             let (path, fields) = try await newInvoiceForm(visitor)
-            let response = try await visitor.post(path, fields.filter { $0.0 != "amount" }
-                                                  + [("identifier", "INV-BIG"), ("amount", "1234567890123456.00"), ("action", "save")])
+            let response = try await visitor.post(path, fields.filter { $0.0 != "line-0-unitPrice" }
+                                                  + [("identifier", "INV-BIG"), ("line-0-unitPrice", "1234567890123456.00"), ("action", "save")])
             #expect(response.status == 422)
             #expect(response.text.contains("is too large: at most 15 digits before the decimal point"))
             #expect(try await invoiceIdentifiersOnDisk(app.databaseURL) == ["INV-1", "INV-2", "INV-3"])

@@ -16,7 +16,7 @@ import Testing
         let invoiceForm = try await visitor.get(invoicePath)
         #expect(invoiceForm.status == 200)
         #expect(!invoiceForm.text.contains("name=\"client\""))
-        let done = try await visitor.post(invoicePath, [("csrf", csrf), ("identifier", identifier), ("amount", "99.90"),
+        let done = try await visitor.post(invoicePath, [("csrf", csrf), ("identifier", identifier), ("line-0-description", "Work"), ("line-0-quantity", "1"), ("line-0-unitPrice", "99.90"), ("line-0-taxRate", "0"),
                                                         ("currency", "CHF"), ("status", "sent"), ("issueDate", "2025-06-01"),
                                                         ("dueDate", "2025-07-01"), ("action", "save")])
         #expect(done.status == 303)

@@ -76,7 +76,8 @@ import Testing
             let pk = try await invoiceID("INV-1", visitor)
             #expect(try await pay("70", invoice: pk, visitor).0.status == 303)
             let (path, form) = try await visitor.openForm("/invoices/\(pk)/edit")
-            let refused = try await visitor.post(path, [("csrf", try #require(form.csrf)), ("amount", "50"), ("action", "save")])
+            let refused = try await visitor.post(path, [("csrf", try #require(form.csrf)), ("line-0-unitPrice", "50"),
+                                                         ("action", "save")])
             #expect(refused.status == 422)
             #expect(refused.text.contains("less than the payments already received (70.00 EUR)"))
         }

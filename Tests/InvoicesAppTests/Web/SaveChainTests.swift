@@ -8,7 +8,7 @@ import Testing
 @Suite(.serialized) struct SaveChainTests {
     /// The form fields of a new invoice of `client` numbered `number`.
     private static func invoiceFields(_ csrf: String, number: String, client: Int64) -> [(String, String)] {
-        [("csrf", csrf), ("identifier", number), ("client", String(client)), ("amount", "10.00"), ("currency", "EUR"),
+        [("csrf", csrf), ("identifier", number), ("client", String(client)), ("line-0-description", "Work"), ("line-0-quantity", "1"), ("line-0-unitPrice", "10.00"), ("line-0-taxRate", "0"), ("currency", "EUR"),
          ("status", "draft"), ("issueDate", "2025-06-01"), ("dueDate", "2025-07-01"), ("action", "save")]
     }
 

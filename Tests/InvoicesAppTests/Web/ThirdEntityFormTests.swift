@@ -26,7 +26,7 @@ final class Note: ManagedObject, EditableEntity {
 @Suite struct ThirdEntityFormTests {
     private func withNotes(_ body: (Visitor, URL) async throws -> Void) async throws {
         let url = TestFiles.database()
-        let model = try ManagedObjectModel(entities: [Client.self, Invoice.self, Payment.self, Note.self])
+        let model = try ManagedObjectModel(entities: [Client.self, Invoice.self, LineItem.self, Payment.self, Note.self])
         let stack = try InvoicesStack(storeURL: url, model: model)
         let server = try DashboardServer(stack: stack, host: "127.0.0.1", port: 0, resources: repositoryResources,
                                          today: nil, inspectorToken: nil, logger: .init(label: "test"),
@@ -36,7 +36,7 @@ final class Note: ManagedObject, EditableEntity {
     }
 
     private func notesOnDisk(_ url: URL) async throws -> [String: String?] {
-        let model = try ManagedObjectModel(entities: [Client.self, Invoice.self, Payment.self, Note.self])
+        let model = try ManagedObjectModel(entities: [Client.self, Invoice.self, LineItem.self, Payment.self, Note.self])
         let stack = try InvoicesStack(storeURL: url, model: model)
         let context = stack.newImportContext(name: "disk check")
         return try await context.perform { () throws -> [String: String?] in

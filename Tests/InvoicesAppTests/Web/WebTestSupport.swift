@@ -137,9 +137,9 @@ func insertTwoClients(into stack: InvoicesStack) async throws {
                                                        ("INV-3", "20.00", "USD", .sent)] {
             let invoice = Invoice(context: context)
             invoice.identifier = identifier
-            invoice.amount = decimal(amount)
             invoice.currency = currency
             invoice.status = status
+            invoice.setSingleLine(amount: decimal(amount))
             invoice.issueDay = day("2025-06-01")
             invoice.dueDay = day("2099-07-01")
             invoice.client = acme

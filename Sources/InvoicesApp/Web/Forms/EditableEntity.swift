@@ -18,6 +18,9 @@ protocol EditableEntity: ManagedObject {
     /// Objects of another editable entity edited inside this form and saved with it (a new
     /// client's invoices).
     static var nestedForms: [NestedFormSpec<Self>] { get }
+    /// An ordered to-many relationship edited as rows of inputs in this form (an invoice's
+    /// lines), or nil.
+    static var formRows: FormRowsSpec<Self>? { get }
     /// Sets up a new object; `parameters` are the opening URL's (`?client=3`).
     static func prepareNew(_ object: Self, parameters: [String: String], in context: ManagedObjectContext)
     /// Runs after the visitor's input is applied, before a save: to keep what follows from the
@@ -34,6 +37,7 @@ protocol EditableEntity: ManagedObject {
 
 extension EditableEntity {
     static var nestedForms: [NestedFormSpec<Self>] { [] }
+    static var formRows: FormRowsSpec<Self>? { nil }
     static func prepareNew(_ object: Self, parameters: [String: String], in context: ManagedObjectContext) {}
     static func inputApplied(_ object: Self, in context: ManagedObjectContext) {}
     static func pagePath(of object: Self) -> String? { nil }

@@ -13,6 +13,8 @@ struct FormPage: Sendable {
     let nested: [NestedSection]
     /// A form nested in another: no choice of the owner, no separate save.
     let isNested: Bool
+    /// Rows edited in the form itself (an invoice's lines), if any.
+    let rows: RowsSection?
 }
 
 /// A section of a form listing the objects added in it, with the button that adds one.
@@ -52,4 +54,44 @@ struct ConflictPage: Sendable {
     let rows: [ConflictRow]
     let deletedElsewhere: Bool
     let startAgainLink: String
+}
+
+/// The rows edited inside a form (an invoice's lines), as inputs, with their buttons.
+struct RowsSection: Sendable {
+    /// The rows' prefix: the section's anchor (`field-line`).
+    let prefix: String
+    let title: String
+    let headers: [String]
+    let rows: [RowInputs]
+    /// `add-line`.
+    let addAction: String
+    let addLabel: String
+    let totals: [RowsTotal]
+    let note: String
+}
+
+/// One row of a ``RowsSection``.
+struct RowInputs: Sendable {
+    /// 1-based, as errors and buttons say it.
+    let number: Int
+    let cells: [RowCell]
+    let summary: String
+    let removeAction: String
+    let moveUpAction: String?
+    let moveDownAction: String?
+}
+
+/// One input of a row.
+struct RowCell: Sendable {
+    let name: String
+    let label: String
+    let value: String
+    let error: String?
+    let isNumeric: Bool
+}
+
+/// A total under the rows.
+struct RowsTotal: Sendable {
+    let label: String
+    let value: String
 }

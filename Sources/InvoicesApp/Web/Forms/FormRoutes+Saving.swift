@@ -15,8 +15,9 @@ extension FormRoutes {
         case .saved:
             return try await saved(form, table: table, session: session)
         case .invalid(let failures):
-            return try await refused(form, errors: failures.map { fieldError($0, in: form, table: table) }, kept: kept,
-                                     session: session)
+            let rows = await rowPositions(form, table: table)
+            return try await refused(form, errors: failures.map { fieldError($0, in: form, table: table, rows: rows) },
+                                     kept: kept, session: session)
         case .duplicate(let violation):
             return try await refused(form, errors: [duplicateError(violation, in: form, table: table)], kept: kept,
                                      session: session)
@@ -60,11 +61,25 @@ extension FormRoutes {
 
     /// A validation failure beside its field; one of an object added in this form points at
     /// the form's section for them.
-    private func fieldError(_ failure: ValidationFailure, in form: EditForm, table: FormTable) -> FieldError {
+    private func fieldError(_ failure: ValidationFailure, in form: EditForm, table: FormTable,
+                            rows: [ObjectID: Int]) -> FieldError {
         if failure.objectID == form.objectID { return FieldError(field: failure.property ?? "", message: failure.message) }
-        let nested = table.nested.first { $0.destination == failure.objectID.entityName }
-        let noun = catalog.table(forEntity: failure.objectID.entityName)?.noun ?? "object"
+        if let index = rows[failure.objectID], let formRows = table.rows {
+            return formRows.fieldError(failure, rowIndex: index)
+        }
+        // An object further down (a line of an invoice added here) points at the first section.
+        let nested = table.nested.first { $0.destination == failure.objectID.entityName } ?? table.nested.first
+        let noun = catalog.table(forEntity: failure.objectID.entityName)?.noun ?? failure.objectID.entityName.lowercased()
         return FieldError(field: nested?.relationship ?? "", message: "In the \(noun) added here: " + failure.message)
+    }
+
+    /// The positions of the form's rows (``FormTable/rows``), read on the scratchpad.
+    private func rowPositions(_ form: EditForm, table: FormTable) async -> [ObjectID: Int] {
+        guard let rows = table.rows else { return [:] }
+        let scratchpad = form.scratchpad, objectID = form.objectID
+        return await scratchpad.perform {
+            (try? scratchpad.existingObject(with: objectID)).map { rows.positions(in: $0) } ?? [:]
+        }
     }
 
     private func duplicateError(_ violation: UniquenessViolation, in form: EditForm, table: FormTable) -> FieldError {

@@ -34,7 +34,7 @@ extension FormRoutes {
         let scratchpad = form.scratchpad, objectID = form.objectID
         let inputErrors: [FieldInputError]? = await scratchpad.perform {
             guard let object = try? scratchpad.existingObject(with: objectID) else { return nil }
-            return table.apply(input, to: object, in: scratchpad)
+            return table.apply(input, to: object, in: scratchpad, action: action)
         }
         guard let inputErrors else { return deletedMeanwhile(form, session: session) }
         let kept = Dictionary(inputErrors.map { ($0.property, input[$0.property] ?? "") }) { first, _ in first }
@@ -42,7 +42,7 @@ extension FormRoutes {
             return try await refused(form, errors: inputErrors.map { FieldError(field: $0.property, message: $0.message) },
                                      kept: kept, session: session, recording: false)
         }
-        guard action == "save" else { return .redirect(to: form.path) }
+        guard action == "save" else { return .redirect(to: form.path) }   // applied, a row added, moved…
         if form.parentFormID != nil { return .redirect(to: form.returnPath) }   // saved with its owner
         return try await save(form, policy: .error, kept: kept, session: session)
     }

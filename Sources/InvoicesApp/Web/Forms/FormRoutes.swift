@@ -97,7 +97,7 @@ struct FormRoutes: Sendable {
         return try await scratchpad.perform { () throws -> FormSnapshot? in
             guard let object = try? scratchpad.existingObject(with: objectID) else { return nil }
             return FormSnapshot(values: table.values(of: object), choices: try table.choices(in: scratchpad),
-                                title: table.title(object))
+                                title: table.title(object), rowTotals: table.rows?.totals(object) ?? [])
         }
     }
 
@@ -115,7 +115,8 @@ struct FormRoutes: Sendable {
             + (isNested ? " (saved with its \(owner(of: form)?.noun ?? "owner"))" : "")
         let page = FormPage(heading: heading, action: form.path, fields: fields, errors: errors, hasErrors: !errors.isEmpty,
                             cancelLabel: "Cancel", saveLabel: isNested ? "Done" : "Save",
-                            nested: await nestedSections(of: form, table: table, in: session), isNested: isNested)
+                            nested: await nestedSections(of: form, table: table, in: session), isNested: isNested,
+                            rows: table.rows?.section(values: values, errors: byField, totals: snapshot.rowTotals))
         return renderer.page("forms/edit", title: (errors.isEmpty ? "" : "Error: ") + heading, section: form.section,
                              session: session, page: page, status: status)
     }
@@ -140,6 +141,8 @@ struct FormSnapshot: Sendable {
     let values: [String: String]
     let choices: [String: [(value: String, label: String)]]
     let title: String
+    /// The totals under the form's rows (``FormRows``), if it has rows.
+    let rowTotals: [(label: String, value: String)]
 }
 
 extension Request {

@@ -35,6 +35,8 @@ struct FormTable: Sendable {
     let noun: String
     let fields: [Field]
     let nested: [Nested]
+    /// The rows edited in the form itself (``EditableEntity/formRows``).
+    let rows: FormRows?
     /// Inserts a new object in `context` and returns its ID (on the context's queue).
     let makeNew: @Sendable (ManagedObjectContext, [String: String]) -> ObjectID
     /// The ID of the object with this primary key, when it exists.
@@ -56,6 +58,7 @@ struct FormTable: Sendable {
             return Nested(relationship: r.name, destination: r.destinationEntityName, inverse: r.inverseName,
                           title: spec.title, addLabel: spec.addLabel)
         }
+        rows = T.formRows.map(FormRows.init)
         makeNew = { context, parameters in
             let object = T(context: context)
             T.prepareNew(object, parameters: parameters, in: context)
@@ -119,6 +122,7 @@ struct FormTable: Sendable {
     func values(of object: ManagedObject) -> [String: String] {
         var values: [String: String] = [:]
         for field in fields { values[field.name] = field.read(object) }
+        if let rows { values.merge(rows.values(of: object)) { own, _ in own } }
         return values
     }
 
@@ -128,15 +132,22 @@ struct FormTable: Sendable {
         for field in fields where !skipping.contains(field.name) {
             if let value = submitted(field.name) { input[field.name] = value }
         }
+        if let rows { input.merge(rows.input(from: submitted)) { own, _ in own } }
         return input
     }
 
-    /// Applies typed text (fields not submitted stay as they are); returns the inputs that
-    /// could not be read, with the reason. On the object's queue.
-    func apply(_ input: [String: String], to object: ManagedObject, in context: ManagedObjectContext) -> [FieldInputError] {
-        let errors = fields.compactMap { field -> FieldInputError? in
+    /// Applies typed text (fields not submitted stay as they are), then a row button
+    /// (`add-line`, …) when `action` is one and every input could be read; returns the inputs
+    /// that could not be read, with the reason. On the object's queue.
+    func apply(_ input: [String: String], to object: ManagedObject, in context: ManagedObjectContext,
+               action: String = "") -> [FieldInputError] {
+        var errors = fields.compactMap { field -> FieldInputError? in
             guard let text = input[field.name], let message = field.write(text, object, context) else { return nil }
             return FieldInputError(property: field.name, message: message)
+        }
+        if let rows {
+            errors += rows.apply(input, to: object)
+            if errors.isEmpty { _ = rows.perform(action, on: object, in: context) }
         }
         inputApplied(object, context)
         return errors

@@ -13,24 +13,10 @@ extension Invoice: EditableEntity {
          .choice(\.client, label: "Client", placeholder: "Choose a client…") { context in
              try context.fetch(FetchRequest<Client>(sortBy: [SortDescriptor(\.name)]))
          },
-         amountField, currencyField, statusField,
+         currencyField, statusField,
          .day(\.issueDate, label: "Issue date"),
          .day(\.dueDate, label: "Due date"),
          .optionalText(\.notes, label: "Notes", input: .textarea)]
-    }
-
-    /// Typed as 1234.50, shown with the currency's decimals.
-    private static var amountField: FormFieldSpec<Invoice> {
-        FormFieldSpec(\Invoice.amount, label: "Amount", hint: "A dot for decimals, no thousands separators: 1234.50",
-                      read: { $0.money.plainAmount }) { text, invoice, _ in
-            switch FieldInput.amount(text) {
-            case .success(let amount):
-                if invoice.amount != amount { invoice.amount = amount }
-                return nil
-            case .failure(let error):
-                return error.message
-            }
-        }
     }
 
     /// Chosen among the currencies invoices can be in; an unknown code (from an import) stays
@@ -76,6 +62,15 @@ extension Invoice: EditableEntity {
            let client = try? context.existingObject(with: id, as: Client.self) {
             invoice.client = client
         }
+        // A new invoice starts with one empty line to fill in.
+        let line = LineItem(context: context)
+        line.itemDescription = ""
+        invoice.appendLine(line)
+    }
+
+    /// The total follows the lines, the status the total (see ``Invoice/settleLines()``).
+    static func inputApplied(_ invoice: Invoice, in context: ManagedObjectContext) {
+        invoice.settleLines()
     }
 
     var formTitle: String { identifier }

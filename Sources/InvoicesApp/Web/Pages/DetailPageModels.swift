@@ -66,6 +66,27 @@ struct InvoicePage: Sendable {
     /// Sent and still owing: a payment can be recorded.
     let takesPayments: Bool
 
+    let lines: [LineRow]
+    let net: String
+    let tax: String
+    /// How the lines are rounded (``Invoice/roundingRule``).
+    let roundingRule: String
+
+    /// A unit price as typed when it has more decimals than the currency (0.333 EUR), so
+    /// that it is not shown rounded.
+    static func unitPrice(_ price: Decimal, currency: String) -> String {
+        let minorUnits = Currency.named(currency)?.minorUnits ?? 0
+        return price.decimalPlaces > minorUnits ? "\(price) \(currency)" : Money(amount: price, currency: currency).formatted
+    }
+
+    struct LineRow: Sendable {
+        let description: String
+        let quantity: String
+        let unitPrice: String
+        let taxRate: String
+        let net: String
+    }
+
     struct PaymentRow: Sendable {
         let day: String
         let method: String
@@ -94,6 +115,15 @@ struct InvoicePage: Sendable {
             PaymentRow(day: $0.day.description, method: $0.method, amount: $0.amount.formatted, note: $0.note ?? "")
         }
         hasPayments = !payments.isEmpty
+        let currency = invoice.summary.amount.currency
+        lines = invoice.lines.map {
+            LineRow(description: $0.description, quantity: "\($0.quantity)",
+                    unitPrice: Self.unitPrice($0.unitPrice, currency: currency), taxRate: "\($0.taxRate) %",
+                    net: Money(amount: $0.net, currency: currency).formatted)
+        }
+        net = Money(amount: invoice.netTotal, currency: currency).formatted
+        tax = Money(amount: invoice.taxTotal, currency: currency).formatted
+        roundingRule = Invoice.roundingRule
         paid = invoice.summary.paid.formatted
         balance = invoice.summary.balance.formatted
         takesPayments = invoice.summary.status == .sent && invoice.summary.balance.amount > 0

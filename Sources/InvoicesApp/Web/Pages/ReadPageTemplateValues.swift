@@ -178,6 +178,23 @@ extension InvoicePage: MustacheParent {
         case "paid": paid
         case "balance": balance
         case "takesPayments": takesPayments
+        case "lines": lines
+        case "net": net
+        case "tax": tax
+        case "roundingRule": roundingRule
+        default: nil
+        }
+    }
+}
+
+extension InvoicePage.LineRow: MustacheParent {
+    func child(named name: String) -> Any? {
+        switch name {
+        case "description": description
+        case "quantity": quantity
+        case "unitPrice": unitPrice
+        case "taxRate": taxRate
+        case "net": net
         default: nil
         }
     }

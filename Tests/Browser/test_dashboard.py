@@ -265,8 +265,16 @@ class DashboardInBrowser(unittest.TestCase):
         self.assertRegex(self.value("issueDate"), r"^\d{4}-\d{2}-\d{2}$")
         self.assertRegex(self.value("dueDate"), r"^\d{4}-\d{2}-\d{2}$")
         self.type_into("identifier", invoice_number)
-        self.type_into("amount", "1234.50")
         Select(self.field("currency")).select_by_value("EUR")
+        # Three lines, each added by its button (no script): every press keeps what was typed.
+        lines = [("Design workshop", "2", "450.00", "19"), ("Hosting", "1", "19.99", "19"), ("Travel", "3", "0.10", "7")]
+        for index, (description, quantity, price, tax) in enumerate(lines):
+            if index > 0:
+                self.click_and_wait(self.css("button[name='action'][value='add-line']"), r"/forms/[^/?#]+$")
+                self.assertEqual(self.value("identifier"), invoice_number, "adding a line keeps the rest")
+            for column, text in (("description", description), ("quantity", quantity), ("unitPrice", price),
+                                 ("taxRate", tax)):
+                self.type_into("line-%d-%s" % (index, column), text)
         Select(self.field("status")).select_by_value("sent")
         self.type_into("notes", "Added by the browser test.")
         self.assertEqual(Select(self.field("currency")).first_selected_option.get_attribute("value"), "EUR")
@@ -282,7 +290,8 @@ class DashboardInBrowser(unittest.TestCase):
         nested = self.driver.find_elements(By.CSS_SELECTOR, "#field-invoices table tbody tr")
         self.assertEqual(len(nested), 1, "one invoice added in this form")
         self.assertEqual(nested[0].find_element(By.CSS_SELECTOR, "td a").text.strip(), invoice_number)
-        self.assertEqual(nested[0].find_element(By.CSS_SELECTOR, "td.num").text.strip(), "1,234.50 EUR")
+        # 900.00 + 19.99 + 0.30 net; 171.00 + 3.80 + 0.02 tax, each line rounded to cents.
+        self.assertEqual(nested[0].find_element(By.CSS_SELECTOR, "td.num").text.strip(), "1,095.11 EUR")
         self.screenshot("client-form.png")
 
         # Save: back to the client's page with the flash message, the new city and the invoice.
@@ -299,7 +308,7 @@ class DashboardInBrowser(unittest.TestCase):
         self.assertEqual(len(rows), 1, "the new invoice is in the client's list")
         cells = [cell.text.strip() for cell in rows[0].find_elements(By.TAG_NAME, "td")]
         self.assertEqual(cells[1], client_name)
-        self.assertEqual(cells[2], "1,234.50 EUR")
+        self.assertEqual(cells[2], "1,095.11 EUR")
         self.assertEqual(cells[3], "sent")
         self.assertEqual(len(self.driver.find_elements(By.CSS_SELECTOR, "main table tbody tr td a[href^='/invoices/']")),
                          invoice_count + 1)
@@ -316,17 +325,29 @@ class DashboardInBrowser(unittest.TestCase):
         self.assertEqual(self.heading(), "Invoices")
         self.type_into("q", invoice_number)
         self.click_and_wait(self.css("form.filters button[type='submit']"), r"/invoices\?")
-        rows = self.driver.find_elements(By.CSS_SELECTOR, "main table tbody tr")
+        rows = self.driver.find_elements(By.CSS_SELECTOR, "main table.invoices tbody tr")
         self.assertEqual(len(rows), 1, "one invoice matches " + invoice_number)
+        totals = self.css("section.totals").text
+        self.assertIn("1,095.11 EUR", totals, "the list's totals per currency")
         cells = [cell.text.strip() for cell in rows[0].find_elements(By.TAG_NAME, "td")]
         self.assertEqual([cells[0], cells[1], cells[3], cells[4]], [invoice_number, client_name, "EUR", "sent"])
-        self.assertEqual(cells[2], "1,234.50", "the currency is shown once, in its own column")
+        self.assertEqual(cells[2], "1,095.11", "the currency is shown once, in its own column")
 
         # Its page.
         self.click_and_wait(rows[0].find_element(By.LINK_TEXT, invoice_number), r"/invoices/\d+$")
         self.assert_no_server_error()
         self.assertIn(invoice_number, self.heading())
         self.assertIn(client_name, self.css("main").text)
+        for description, _, _, _ in lines:
+            self.assertIn(description, self.css("main").text)
+
+        # Its PDF, downloaded as a person would: the lines and the total are in it.
+        for stale in os.listdir(DOWNLOADS):
+            os.remove(os.path.join(DOWNLOADS, stale))
+        self.css(".actions a[href$='.pdf']").click()
+        text = self.downloaded_pdf_text()
+        for expected in [invoice_number, client_name, "Design workshop", "Hosting", "Travel", "1,095.11"]:
+            self.assertIn(expected, text)
 
 
     # MARK: the live inspector
@@ -386,13 +407,8 @@ class DashboardInBrowser(unittest.TestCase):
         self.assertIn("1 scratchpads open", self.css("main").text)
         self.screenshot("docs.png")
 
-    def test_download_an_invoice_as_pdf(self):
-        for stale in os.listdir(DOWNLOADS):
-            os.remove(os.path.join(DOWNLOADS, stale))
-        self.open("/invoices")
-        self.click_and_wait(self.css("main table tbody tr td a[href^='/invoices/']"), r"/invoices/\d+$")
-        number = self.heading().replace("Invoice", "").strip()
-        self.css(".actions a[href$='.pdf']").click()
+    def downloaded_pdf_text(self):
+        """Waits for the PDF the browser is downloading and returns its text (pdftotext)."""
         deadline = time.monotonic() + WAIT
         files = []
         while time.monotonic() < deadline:
@@ -404,7 +420,16 @@ class DashboardInBrowser(unittest.TestCase):
         path = os.path.join(DOWNLOADS, files[0])
         with open(path, "rb") as f:
             self.assertEqual(f.read(5), b"%PDF-")
-        text = subprocess.run(["pdftotext", path, "-"], capture_output=True, text=True, check=True).stdout
+        return subprocess.run(["pdftotext", "-layout", path, "-"], capture_output=True, text=True, check=True).stdout
+
+    def test_download_an_invoice_as_pdf(self):
+        for stale in os.listdir(DOWNLOADS):
+            os.remove(os.path.join(DOWNLOADS, stale))
+        self.open("/invoices")
+        self.click_and_wait(self.css("main table tbody tr td a[href^='/invoices/']"), r"/invoices/\d+$")
+        number = self.heading().replace("Invoice", "").strip()
+        self.css(".actions a[href$='.pdf']").click()
+        text = self.downloaded_pdf_text()
         self.assertIn(number, text)
         self.assertIn("Balance due", text)
 

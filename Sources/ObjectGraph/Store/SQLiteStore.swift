@@ -52,16 +52,7 @@ final class SQLiteStore: Sendable {
         for entity in model.entities { tables[entity.name] = EntityTable(entity: entity) }
         self.tables = tables
 
-        let path: String
-        let isMemory: Bool
-        switch description.kind {
-        case .sqlite(let url):
-            path = url.path
-            isMemory = false
-        case .inMemory:
-            path = ":memory:"
-            isMemory = true
-        }
+        let (path, isMemory) = Self.location(of: description)
         self.path = path
         // A WAL with frames may hold transactions another app committed and never checkpointed.
         let walSize = isMemory ? nil : (try? FileManager.default.attributesOfItem(atPath: path + "-wal"))?[.size] as? Int
@@ -97,6 +88,14 @@ final class SQLiteStore: Sendable {
                 try reader.execute("PRAGMA query_only = 1")
                 return reader
             })
+    }
+
+    /// The file's path (`:memory:` for an in-memory store) and whether it is in memory.
+    private static func location(of description: PersistentStoreDescription) -> (path: String, isMemory: Bool) {
+        switch description.kind {
+        case .sqlite(let url): (url.path, false)
+        case .inMemory: (":memory:", true)
+        }
     }
 
     /// A store over a connection a migration holds in its transaction, for one version of

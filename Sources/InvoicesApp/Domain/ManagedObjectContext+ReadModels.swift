@@ -48,8 +48,10 @@ extension ManagedObjectContext {
 
     /// One page of invoices, searched, filtered and sorted as `query` says. "Overdue" is
     /// decided against `today`.
+    /// - Parameter knownTotal: how many invoices match, when the caller has counted them
+    ///   already (the list's totals per currency); counted here otherwise.
     /// - Throws: `FetchError` when the store cannot be read.
-    public func invoicePage(_ query: InvoiceQuery, today: CalendarDay = .today) throws -> Page<InvoiceSummary> {
+    public func invoicePage(_ query: InvoiceQuery, today: CalendarDay = .today, knownTotal: Int? = nil) throws -> Page<InvoiceSummary> {
         let list = query.list
         let predicate = Self.invoicePredicate(query, today: today)
         let sort = Self.invoiceSort(list.sort, descending: list.descending)
@@ -57,7 +59,7 @@ extension ManagedObjectContext {
             return try invoicePage(ofClient: clientID, predicate: predicate, sort: sort, list: list, today: today)
         }
         var request = FetchRequest<Invoice>(predicate: predicate, sortBy: sort)
-        let total = try count(for: request)
+        let total = try knownTotal ?? count(for: request)
         let page = min(list.page, Page<InvoiceSummary>.pageCount(totalCount: total, pageSize: list.pageSize))
         request.fetchLimit = list.pageSize
         request.fetchOffset = (page - 1) * list.pageSize

@@ -23,10 +23,16 @@ extension InvoicesStack {
         return try await main.perform { try main.invoicePage(query, today: today) }
     }
 
-    /// The invoice list's totals per currency, all pages (see ``ManagedObjectContext/invoiceTotals(_:today:)``).
-    public func invoiceTotals(_ query: InvoiceQuery, today: CalendarDay = .today) async throws -> [InvoiceListTotal] {
+    /// One page of the invoice list and the whole list's totals per currency, read together:
+    /// the totals' counts are the page's total count, so the list is not counted twice.
+    public func invoiceListing(_ query: InvoiceQuery, today: CalendarDay = .today) async throws
+        -> (page: Page<InvoiceSummary>, totals: [InvoiceListTotal]) {
         let main = self.main
-        return try await main.perform { try main.invoiceTotals(query, today: today) }
+        return try await main.perform { () throws -> (Page<InvoiceSummary>, [InvoiceListTotal]) in
+            let totals = try main.invoiceTotals(query, today: today)
+            let page = try main.invoicePage(query, today: today, knownTotal: totals.reduce(0) { $0 + $1.count })
+            return (page, totals)
+        }
     }
 
     /// An invoice's page; nil when no invoice has this primary key.

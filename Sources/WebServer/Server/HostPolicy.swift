@@ -81,21 +81,44 @@ public struct HostPolicy: Sendable {
     }
 
     /// Whether `text` is an IPv4 or IPv6 address literal.
-    public static func isAddress(_ text: String) -> Bool { canonicalAddress(text) != nil }
+    public static func isAddress(_ text: String) -> Bool { parse(text) != nil }
+
+    /// Whether `host` names this machine only: `localhost`, 127.0.0.0/8 or `::1`.
+    public static func isLoopback(_ host: String) -> Bool {
+        if Substring(host).trimmingSpaces().lowercased() == "localhost" { return true }
+        switch parse(host) {
+        case .v4(let address)?: return UInt32(bigEndian: address.s_addr) >> 24 == 127
+        case .v6(var address)?: return withUnsafeBytes(of: &address) { $0.prefix(15).allSatisfy { $0 == 0 } && $0[15] == 1 }
+        case nil: return false
+        }
+    }
 
     /// The address in one spelling (`::1` for `0:0::1`), or nil when `text` is not an IP literal.
     static func canonicalAddress(_ text: String) -> String? {
+        var buffer = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN))
+        let written: UnsafePointer<CChar>?
+        switch parse(text) {
+        case .v4(var address)?: written = inet_ntop(AF_INET, &address, &buffer, socklen_t(buffer.count))
+        case .v6(var address)?: written = inet_ntop(AF_INET6, &address, &buffer, socklen_t(buffer.count))
+        case nil: return nil
+        }
+        guard written != nil else { return nil }
+        return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    private enum Literal {
+        case v4(in_addr)
+        case v6(in6_addr)
+    }
+
+    /// An IPv4 or IPv6 literal (IPv6 with or without brackets), as `inet_pton` reads it.
+    private static func parse(_ text: String) -> Literal? {
         var literal = String(Substring(text).trimmingSpaces())
         if literal.hasPrefix("[") && literal.hasSuffix("]") { literal = String(literal.dropFirst().dropLast()) }
-        var buffer = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN))
         var v4 = in_addr()
-        if inet_pton(AF_INET, literal, &v4) == 1, inet_ntop(AF_INET, &v4, &buffer, socklen_t(buffer.count)) != nil {
-            return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        }
+        if inet_pton(AF_INET, literal, &v4) == 1 { return .v4(v4) }
         var v6 = in6_addr()
-        if inet_pton(AF_INET6, literal, &v6) == 1, inet_ntop(AF_INET6, &v6, &buffer, socklen_t(buffer.count)) != nil {
-            return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        }
+        if inet_pton(AF_INET6, literal, &v6) == 1 { return .v6(v6) }
         return nil
     }
 }

@@ -1,12 +1,14 @@
 import Foundation
+import TestSupport
 #if canImport(Glibc)
 import Glibc
 #endif
 
 /// A request head written by hand over a plain TCP connection, and what comes back as it
 /// arrives: for event streams (URLSession on Linux cannot hand out a response's bytes as they
-/// arrive), a `Host` no client library would send, or a body announced but never sent. Blocking reads run on their own
-/// thread, never on the concurrency pool, which the server's async handlers need.
+/// arrive), a `Host` no client library would send, or a body announced but never sent.
+/// Blocking reads run on their own thread, never on the concurrency pool, which the server's
+/// async handlers need.
 final class RawHTTPClient: @unchecked Sendable {
     // @unchecked Sendable: `descriptor` is set once; `received` is only touched under `lock`.
     private let descriptor: Int32
@@ -16,21 +18,7 @@ final class RawHTTPClient: @unchecked Sendable {
     /// Connects to 127.0.0.1:`port` and sends the head of `method path` with the given `Host`
     /// and extra header lines (and no body).
     init(port: Int, method: String = "GET", path: String, host: String = "127.0.0.1", headers: [String] = []) throws {
-        descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let result = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-            }
-        }
-        guard result == 0 else {
-            let code = errno
-            close(descriptor)
-            throw POSIXError(POSIXErrorCode(rawValue: code) ?? .EIO)
-        }
+        descriptor = try connectToLoopback(port: port)
         let request = (["\(method) \(path) HTTP/1.1", "Host: \(host)", "Accept: text/event-stream"] + headers)
             .joined(separator: "\r\n") + "\r\n\r\n"
         let bytes = Array(request.utf8)

@@ -1,6 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
 import HTTPTypes
 import WebServer
@@ -74,18 +71,5 @@ struct InspectorAccess: Sendable {
         return Cookie(name: Self.cookieName, value: token, path: "/", secure: secure, httpOnly: true, sameSite: .strict)
     }
 
-    static func isLoopback(_ host: String) -> Bool {
-        var literal = host.trimmingCharacters(in: .whitespaces).lowercased()
-        if literal == "localhost" { return true }
-        if literal.hasPrefix("[") && literal.hasSuffix("]") { literal = String(literal.dropFirst().dropLast()) }
-        var v4 = in_addr()
-        if inet_pton(AF_INET, literal, &v4) == 1 {
-            return UInt32(bigEndian: v4.s_addr) >> 24 == 127
-        }
-        var v6 = in6_addr()
-        if inet_pton(AF_INET6, literal, &v6) == 1 {
-            return withUnsafeBytes(of: &v6) { bytes in bytes.prefix(15).allSatisfy { $0 == 0 } && bytes[15] == 1 }
-        }
-        return false
-    }
+    static func isLoopback(_ host: String) -> Bool { HostPolicy.isLoopback(host) }
 }

@@ -53,8 +53,7 @@ struct ReadPages: Sendable {
     private func invoiceList(_ request: Request, _ context: DashboardContext) async throws -> Response {
         let query = InvoiceQuery(parameters: request.query.first)
         return try await kept.page(.invoices(query), request, session: context.session, notFound: "invoice") { [stack] key in
-            let page = try await stack.invoicePage(query, today: key.today)
-            let totals = try await stack.invoiceTotals(query, today: key.today)
+            let (page, totals) = try await stack.invoiceListing(query, today: key.today)
             return ReadPage(template: "invoices/index", title: "Invoices", section: "invoices",
                             model: InvoiceListPage(page, query: query, beingEdited: Set(key.editedInvoices), totals: totals))
         }

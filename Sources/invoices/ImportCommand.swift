@@ -30,9 +30,14 @@ struct ImportCommand: AsyncParsableCommand {
     @Flag(name: .long, help: "Do not print progress.")
     var quiet = false
 
+    @Option(name: .long, help: ArgumentHelp("How the numbers of rows that are not drafts and have none are written (as for serve).",
+                                            valueName: "FORMAT"))
+    var numberFormat = InvoiceNumberFormat.standard.description
+
     func validate() throws {
         guard batchSize > 0 else { throw ValidationError("--batch-size must be at least 1 (got \(batchSize)).") }
         guard !db.isEmpty else { throw ValidationError("--db must name a file, e.g. --db invoices.sqlite.") }
+        do { _ = try InvoiceNumberFormat(numberFormat) } catch { throw ValidationError("--number-format: \(error)") }
     }
 
     func run() async throws {
@@ -43,6 +48,8 @@ struct ImportCommand: AsyncParsableCommand {
             Terminal.error(error.description)
             throw ExitCode.failure
         }
+        // Checked in validate().
+        if let format = try? InvoiceNumberFormat(numberFormat) { stack.numbering = InvoiceNumbering(format: format) }
         let quiet = self.quiet
         let report: ImportReport
         do {

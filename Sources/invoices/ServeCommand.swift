@@ -44,6 +44,10 @@ struct ServeCommand: AsyncParsableCommand {
                                valueName: "ADDRESS"))
     var trustedProxies: [String] = []
 
+    @Option(name: .long, help: ArgumentHelp("How invoice numbers are written, given when an invoice leaves draft: {yyyy} or {yy} the year, {seq} or {seq:5} the number within it.",
+                                            valueName: "FORMAT"))
+    var numberFormat = InvoiceNumberFormat.standard.description
+
     func validate() throws {
         guard (0...65_535).contains(port) else {
             throw ValidationError("--port must be between 0 and 65535 (got \(port)).")
@@ -61,17 +65,19 @@ struct ServeCommand: AsyncParsableCommand {
         for address in trustedProxies where !HostPolicy.isAddress(address) {
             throw ValidationError("--trusted-proxy takes an IP address, e.g. --trusted-proxy 127.0.0.1 (got \"\(address)\").")
         }
+        do { _ = try InvoiceNumberFormat(numberFormat) } catch { throw ValidationError("--number-format: \(error)") }
         guard busyTimeout.isFinite, (0...600).contains(busyTimeout) else {
             throw ValidationError("--busy-timeout must be between 0 and 600 seconds (got \(busyTimeout)).")
         }
     }
 
     func run() async throws {
-        guard let mode = PersistMode(argument: persist) else { throw ExitCode(64) }
-        let configuration = ServerConfiguration(
+        guard let mode = PersistMode(argument: persist), let format = try? InvoiceNumberFormat(numberFormat) else { throw ExitCode(64) }
+        var configuration = ServerConfiguration(
             databaseURL: URL(fileURLWithPath: db), host: host, port: port, persist: mode, busyTimeout: busyTimeout,
             seedsDemoData: !noDemoData, inspectorToken: inspectorToken, allowedHosts: allowedHosts,
             trustedProxies: trustedProxies)
+        configuration.numbering = InvoiceNumbering(format: format)
         do {
             // Unbuffered, so "Serving http://…" shows at once even when stdout is a pipe.
             try await Server.run(configuration) { line in

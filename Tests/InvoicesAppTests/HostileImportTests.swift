@@ -13,7 +13,7 @@ import Testing
 
     private func identifiers(_ stack: InvoicesStack) async throws -> Set<String> {
         let context = stack.newImportContext()
-        return try await context.perform { Set(try context.fetch(FetchRequest<Invoice>()).map(\.identifier)) }
+        return try await context.perform { Set(try context.fetch(FetchRequest<Invoice>()).map(\.displayNumber)) }
     }
 
     @Test func controlCharactersSkipTheirRowWithItsLine() async throws {

@@ -17,10 +17,11 @@ import Testing
         #expect(try await failures { _ in }.isEmpty)
     }
 
-    @Test func theIdentifierIsRequired() async throws {
-        let found = try await failures { $0.identifier = "" }
+    @Test func anInvoiceThatLeftDraftNeedsANumberAndADraftDoesNot() async throws {
+        let found = try await failures { $0.identifier = nil; $0.status = .sent }
         #expect(found.map(\.property) == ["identifier"])
-        #expect(found.map(\.message) == ["Identifier is required."])
+        #expect(found.map(\.message) == ["A sent invoice needs a number: it is given when the invoice leaves draft."])
+        #expect(try await failures { $0.identifier = nil; $0.status = .draft }.isEmpty)
     }
 
     @Test func twoInvoicesCannotShareAnIdentifier() async throws {

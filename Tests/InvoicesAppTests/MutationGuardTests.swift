@@ -39,14 +39,14 @@ import Testing
             // not say `.required` of them (status, the dates); the amount is the lines' total
             #expect(html.contains(#"name="line-0-unitPrice""#))
             #expect(!html.contains(#"name="amount""#))
-            for (name, label) in [("issueDate", "Issue date"), ("dueDate", "Due date"),
-                                  ("identifier", "Invoice number")] {
+            for (name, label) in [("issueDate", "Issue date"), ("dueDate", "Due date")] {
                 #expect(html.contains(#"<label for="field-\#(name)">\#(label) <span aria-hidden="true">*</span></label>"#),
                         "\(name) is not marked required")
             }
             #expect(html.contains(#"<select id="field-status" name="status" required"#))
-            // and the optional notes are not
+            // and the optional notes are not, nor the number, given when the invoice is sent
             #expect(html.contains(#"<label for="field-notes">Notes</label>"#))
+            #expect(html.contains(#"<label for="field-identifier">Invoice number</label>"#))
         }
     }
 

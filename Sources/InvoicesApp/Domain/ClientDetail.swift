@@ -28,7 +28,7 @@ public struct ClientDetail: Sendable, Hashable, Codable, Identifiable {
         createdAt = client.createdAt
         let summaries = client.invoices.map { InvoiceSummary($0, today: today) }
         invoices = summaries.sorted {
-            ($0.issueDate, $0.identifier) > ($1.issueDate, $1.identifier)
+            ($0.issueDate, $0.number, $0.id) > ($1.issueDate, $1.number, $1.id)
         }
         totals = Self.totals(of: summaries)
         balance = Self.balance(of: summaries)

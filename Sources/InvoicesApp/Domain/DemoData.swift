@@ -151,15 +151,16 @@ public struct DemoData: Sendable {
             drafts.append(Draft(clientIndex: clientIndex, lines: lines(in: currency, using: &random),
                                 currency: currency, status: status, issue: issue, due: due, notes: notes))
         }
-        // Numbered in order of issue, per year, as a bookkeeper would.
+        // Numbered in order of issue, per year, as the dashboard would have when each was
+        // sent; drafts have no number yet.
         let order = drafts.indices.sorted { (drafts[$0].issue, $0) < (drafts[$1].issue, $1) }
         var sequence: [Int: Int] = [:]
-        var identifiers = [String](repeating: "", count: drafts.count)
-        for i in order {
+        var identifiers = [String?](repeating: nil, count: drafts.count)
+        for i in order where drafts[i].status != .draft {
             let year = drafts[i].issue.year
             let next = (sequence[year] ?? 0) + 1
             sequence[year] = next
-            identifiers[i] = "INV-\(year)-\(pad(next, 5))"
+            identifiers[i] = InvoiceNumberFormat.standard.number(year: year, sequence: next)
         }
         return drafts.indices.map { i in
             let d = drafts[i]

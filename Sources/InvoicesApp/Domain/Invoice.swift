@@ -3,7 +3,7 @@ import ObjectGraph
 
 /// An invoice to a client, in one currency.
 ///
-/// Rules checked at save: an identifier (unique), an amount of at least 0 with no more
+/// Rules checked at save: an identifier (unique) unless it is a draft, an amount of at least 0 with no more
 /// decimals than its currency's minor units and equal to its lines' total, an ISO 4217 currency from ``Currency/all``
 /// that has minor units, a due date not before the issue date, and a client. Identifier and
 /// currency are one line; notes may span lines; none holds other control characters.
@@ -13,8 +13,9 @@ public final class Invoice: ManagedObject {
     /// Every change is kept with its old and new values: the object's history page reads them.
     override public class var recordsValuesInHistory: Bool { true }
 
-    /// The invoice number printed on it ("INV-2025-00042"); unique.
-    @Attribute(.required, .unique, .singleLine, .maxLength(64)) public var identifier: String
+    /// The invoice number printed on it ("INV-2025-00042"); unique. Nil for a draft until it
+    /// is sent: ``InvoiceNumbering`` gives it then (a number may also be typed, or imported).
+    @Attribute(.unique, .singleLine, .maxLength(64)) public var identifier: String?
     /// The total of the lines (nets and taxes), kept with the invoice by ``settleLines()`` so
     /// lists, totals, CSV and aggregates read it without loading every invoice's lines.
     /// At most 999,999,999,999,999.9999, so totals stay exact (see ``Money/maximumIntegerDigits``).
@@ -45,6 +46,12 @@ public final class Invoice: ManagedObject {
     /// its invoices from the index alone and reads its page in issue-date order, instead of
     /// sorting every invoice of that status first.
     public override class var indexes: [[AnyKeyPath]] { [[\Invoice.status, \Invoice.issueDate]] }
+
+    /// The number, or "draft" for a draft that has none yet.
+    public var displayNumber: String { identifier ?? Self.draftLabel }
+
+    /// What a draft without a number shows in its place.
+    public static let draftLabel = "draft"
 
     /// The amount with its currency.
     public var money: Money { Money(amount: amount, currency: currency) }
@@ -164,6 +171,10 @@ public final class Invoice: ManagedObject {
             failures.append(ValidationFailure(
                 property: "amount",
                 message: "Amount \(amount) is not the total of the lines (\(netTotal + taxTotal)): call settleLines() after changing lines."))
+        }
+        if identifier == nil, status != .draft {
+            failures.append(ValidationFailure(
+                property: "identifier", message: "A \(status.label.lowercased()) invoice needs a number: it is given when the invoice leaves draft."))
         }
         if dueDate < issueDate {
             failures.append(ValidationFailure(

@@ -3,7 +3,8 @@ import Foundation
 /// An invoice's own values, as generated or imported: one type, written to an ``Invoice`` in
 /// one place, so an attribute added to the model is added here once.
 public struct InvoiceFields: Sendable, Hashable {
-    public var identifier: String
+    /// Nil: numbered when it leaves draft (see ``InvoiceNumbering``).
+    public var identifier: String?
     public var amount: Decimal
     public var currency: String
     public var status: InvoiceStatus
@@ -11,7 +12,7 @@ public struct InvoiceFields: Sendable, Hashable {
     public var dueDate: CalendarDay
     public var notes: String?
 
-    public init(identifier: String, amount: Decimal, currency: String, status: InvoiceStatus,
+    public init(identifier: String?, amount: Decimal, currency: String, status: InvoiceStatus,
                 issueDate: CalendarDay, dueDate: CalendarDay, notes: String?) {
         self.identifier = identifier
         self.amount = amount

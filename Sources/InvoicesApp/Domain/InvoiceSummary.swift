@@ -9,7 +9,8 @@ import ObjectGraph
 public struct InvoiceSummary: Sendable, Hashable, Codable, Identifiable {
     /// The primary key (`/invoices/{id}`); 0 for an invoice not yet in the store.
     public let id: Int64
-    public let identifier: String
+    /// The number; nil for a draft that has none yet (see ``number``).
+    public let identifier: String?
     /// The client's primary key (`/clients/{clientID}`); 0 when unknown.
     public let clientID: Int64
     public let clientName: String
@@ -48,7 +49,10 @@ public struct InvoiceSummary: Sendable, Hashable, Codable, Identifiable {
         paid = Money(amount: invoice.paidAmount, currency: invoice.currency)
     }
 
-    public init(id: Int64, identifier: String, clientID: Int64, clientName: String, amount: Money,
+    /// The number, or "draft" for a draft that has none yet: what a page shows.
+    public var number: String { identifier ?? Invoice.draftLabel }
+
+    public init(id: Int64, identifier: String?, clientID: Int64, clientName: String, amount: Money,
                 status: InvoiceStatus, isOverdue: Bool, issueDate: CalendarDay, dueDate: CalendarDay, paid: Decimal = 0) {
         self.paid = Money(amount: paid, currency: amount.currency)
         self.id = id

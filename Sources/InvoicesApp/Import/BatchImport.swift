@@ -13,6 +13,8 @@ struct BatchImport {
     let context: ManagedObjectContext
     /// Where a store failure is logged whole (the report gets it in words).
     let logger: Logger
+    /// Numbers the rows that left draft without one, in the batch's save.
+    let numbering: InvoiceNumbering
     var state: BatchState
     private var outcome: BatchOutcome
 
@@ -35,8 +37,9 @@ struct BatchImport {
         case createdInBatch
     }
 
-    init(context: ManagedObjectContext, state: BatchState, logger: Logger) {
+    init(context: ManagedObjectContext, state: BatchState, numbering: InvoiceNumbering, logger: Logger) {
         self.context = context
+        self.numbering = numbering
         self.logger = logger
         self.state = state
         self.outcome = BatchOutcome(state: state)
@@ -44,7 +47,7 @@ struct BatchImport {
 
     mutating func run(_ rows: [InvoiceCSVRow], importedBefore: Int) throws(ImportError) -> BatchOutcome {
         let existing: Set<String>
-        do { existing = try existingIdentifiers(rows.map(\.identifier)) } catch {
+        do { existing = try existingIdentifiers(rows.compactMap(\.identifier)) } catch {
             throw .store(error, importedBefore: importedBefore, logger: logger)
         }
         for row in rows { add(row, existing: existing) }
@@ -54,7 +57,7 @@ struct BatchImport {
         for item in accepted.values.sorted(by: { $0.row.line < $1.row.line }) {
             outcome.changes.inserted.insert(item.invoice.objectID)
             outcome.changes.inserted.formUnion(item.invoice.lines.map(\.objectID))
-            state.importedIdentifiers[item.row.identifier] = item.row.line
+            if let identifier = item.invoice.identifier { state.importedIdentifiers[identifier] = item.row.line }
             switch item.origin {
             case .existing:
                 outcome.matchedClients.insert(item.client.objectID)
@@ -81,11 +84,11 @@ struct BatchImport {
     // MARK: Rows
 
     private mutating func add(_ row: InvoiceCSVRow, existing: Set<String>) {
-        if existing.contains(row.identifier) {
-            return skip(row.line, "An invoice with identifier \(EchoedInput.plain(row.identifier)) already exists.")
+        if let identifier = row.identifier, existing.contains(identifier) {
+            return skip(row.line, "An invoice with identifier \(EchoedInput.plain(identifier)) already exists.")
         }
-        if let line = state.importedIdentifiers[row.identifier] {
-            return skip(row.line, "Identifier \(EchoedInput.plain(row.identifier)) is already used on line \(line).")
+        if let identifier = row.identifier, let line = state.importedIdentifiers[identifier] {
+            return skip(row.line, "Identifier \(EchoedInput.plain(identifier)) is already used on line \(line).")
         }
         let client: Client
         var origin = ClientOrigin.existing
@@ -119,7 +122,9 @@ struct BatchImport {
         // The file's one amount must fit the currency as it is: its line would round it.
         let precision = Invoice.precisionMessage(of: row.invoice.amount, in: row.invoice.currency)
             .map { [ValidationFailure(property: "amount", message: $0)] } ?? []
-        let failures = precision + invoice.validate() + invoice.currentLines.flatMap { $0.validate() }
+        // A row that left draft without a number is numbered when the batch saves.
+        let rules = invoice.validate().filter { !($0.property == "identifier" && invoice.identifier == nil) }
+        let failures = precision + rules + invoice.currentLines.flatMap { $0.validate() }
             + (isNewClient ? client.validate() : [])
         if !failures.isEmpty {
             context.delete(invoice)
@@ -130,7 +135,7 @@ struct BatchImport {
             createdClients[client.objectID] = client
             state.directory.add(client.objectID, name: client.name, email: client.email)
         }
-        state.importedIdentifiers[row.identifier] = row.line
+        if let identifier = row.identifier { state.importedIdentifiers[identifier] = row.line }
         accepted[row.line] = Accepted(row: row, invoice: invoice, client: client, origin: origin)
     }
 
@@ -144,7 +149,7 @@ struct BatchImport {
     private mutating func withdraw(_ line: Int, reasons: [String]) {
         guard let item = accepted.removeValue(forKey: line) else { return }
         context.delete(item.invoice)
-        state.importedIdentifiers[item.row.identifier] = nil
+        if let identifier = item.row.identifier { state.importedIdentifiers[identifier] = nil }
         if item.origin == .createdInBatch && !accepted.values.contains(where: { $0.client === item.client }) {
             state.directory.remove(item.client.objectID, name: item.client.name, email: item.client.email)
             createdClients[item.client.objectID] = nil
@@ -156,17 +161,29 @@ struct BatchImport {
     // MARK: Store
 
     private func existingIdentifiers(_ identifiers: [String]) throws -> Set<String> {
-        let request = FetchRequest<Invoice>(predicate: #Predicate { identifiers.contains($0.identifier) })
-        return Set(try context.fetch(request).map(\.identifier))
+        let request = FetchRequest<Invoice>(predicate: #Predicate { invoice in
+            invoice.identifier.flatMap { identifiers.contains($0) } == true
+        })
+        return Set(try context.fetch(request).filter { !$0.isInserted }.compactMap(\.identifier))
     }
 
     /// Saves, withdrawing the rows a failed save names, until it succeeds or fails for a
     /// reason no row explains.
     private mutating func save(importedBefore: Int) throws(ImportError) {
+        var assignment = NumberAssignment()
+        var renumberings = 0
         while true {
             do {
+                assignment = try numbering.assignNumbers(in: context)
                 try context.save()
                 return
+            } catch SaveError.mergeConflict(let conflicts)
+                        where assignment.explains(conflicts) && renumberings < InvoicesStack.numberingAttempts {
+                // A server numbered invoices of the same year meanwhile: number again.
+                renumberings += 1
+            } catch SaveError.uniquenessViolation(let violation)
+                        where assignment.explains(violation) && renumberings < InvoicesStack.numberingAttempts {
+                renumberings += 1
             } catch SaveError.validationFailed(let failures) {
                 var reasonsByLine: [Int: [String]] = [:]
                 for failure in failures {
@@ -190,8 +207,10 @@ struct BatchImport {
                 }
                 for (line, reason) in clashing { withdraw(line, reasons: [reason]) }
             } catch {
+                assignment.revert(in: context)
                 throw .store(error, importedBefore: importedBefore, logger: logger)
             }
+            assignment.revert(in: context)
         }
     }
 
@@ -199,10 +218,11 @@ struct BatchImport {
     private func clashingLines(entity: String, properties: [String]) -> [(Int, String)] {
         var result: [(Int, String)] = []
         if entity == "Invoice" {
-            let identifiers = accepted.values.map(\.row.identifier)
+            let identifiers = accepted.values.compactMap(\.row.identifier)
             let taken = (try? existingIdentifiers(identifiers)) ?? []
-            for item in accepted.values where taken.contains(item.row.identifier) {
-                result.append((item.row.line, "An invoice with identifier \(EchoedInput.plain(item.row.identifier)) already exists."))
+            for item in accepted.values {
+                guard let identifier = item.row.identifier, taken.contains(identifier) else { continue }
+                result.append((item.row.line, "An invoice with identifier \(EchoedInput.plain(identifier)) already exists."))
             }
         } else if entity == "Client" {
             let emails = accepted.values.filter { $0.origin == .createdInBatch }.compactMap(\.client.email)

@@ -52,7 +52,6 @@ struct InvoiceCSVRow: Sendable {
             client.email = nil
         }
         let identifier = text(.identifier)
-        if identifier == nil { reasons.append("Identifier is required.") }
         let amount = take(FieldInput.amount(header.value(.amount, in: record) ?? ""))
         let currency = take(FieldInput.currencyCode(header.value(.currency, in: record) ?? ""))
         let status = text(.status).map { take(FieldInput.status($0)) } ?? .draft
@@ -63,7 +62,7 @@ struct InvoiceCSVRow: Sendable {
         } else {
             due = issue?.adding(days: InvoiceCSVColumn.defaultPaymentTermDays)
         }
-        guard reasons.isEmpty, let identifier, let amount, let currency, let status, let issue, let due else {
+        guard reasons.isEmpty, let amount, let currency, let status, let issue, let due else {
             return .failure(.init(line: record.line, reasons: reasons))
         }
         let invoice = InvoiceFields(identifier: identifier, amount: amount, currency: currency, status: status,

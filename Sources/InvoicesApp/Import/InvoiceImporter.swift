@@ -21,9 +21,13 @@ public struct InvoiceImporter: Sendable {
     public var batchSize: Int
     /// Where a store failure is logged whole; the ``ImportError`` says it in words.
     public var logger: Logger
+    /// How rows that are not drafts and have no number are numbered.
+    public var numbering: InvoiceNumbering
 
-    public init(batchSize: Int = 1_000, logger: Logger = Logger(label: "invoices.import")) {
+    public init(batchSize: Int = 1_000, numbering: InvoiceNumbering = InvoiceNumbering(),
+                logger: Logger = Logger(label: "invoices.import")) {
         self.batchSize = max(1, batchSize)
+        self.numbering = numbering
         self.logger = logger
     }
 
@@ -86,10 +90,10 @@ public struct InvoiceImporter: Sendable {
         while start < rows.count {
             let batch = Array(rows[start..<min(rows.count, start + batchSize)])
             start += batch.count
-            let input = state, logger = logger
+            let input = state, logger = logger, numbering = numbering
             let importedSoFar = report.importedInvoices
             let outcome = try await context.perform { () throws(ImportError) -> BatchOutcome in
-                var batchImport = BatchImport(context: context, state: input, logger: logger)
+                var batchImport = BatchImport(context: context, state: input, numbering: numbering, logger: logger)
                 return try batchImport.run(batch, importedBefore: importedSoFar)
             }
             state = outcome.state

@@ -75,7 +75,7 @@ extension InvoiceDocument {
     /// code setting the amount alone makes, prints its amount as one untaxed line).
     public init(_ detail: InvoiceDetail) {
         let summary = detail.summary
-        number = summary.identifier
+        number = summary.identifier ?? "Draft"
         isDraft = summary.status == .draft
         issueDay = summary.issueDate
         dueDay = summary.dueDate

@@ -29,6 +29,8 @@ extension DemoData {
                 invoice.client = clients[record.clientIndex]
                 invoices.append(invoice)
             }
+            // The years' sequences start after the demo's numbers.
+            _ = try InvoiceNumbering().assignNumbers(in: context)
             try context.save()
             let lines = invoices.flatMap { $0.lines.map(\.objectID) }
             return SavedChanges(inserted: Set(clients.map(\.objectID) + invoices.map(\.objectID) + lines))

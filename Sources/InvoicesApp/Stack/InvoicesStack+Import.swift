@@ -16,7 +16,7 @@ extension InvoicesStack {
                           progress: (@Sendable (ImportProgress) -> Void)? = nil) async throws(ImportError) -> ImportReport {
         let context = newImportContext(name: name)
         context.transactionAuthor = author
-        return try await InvoiceImporter(batchSize: batchSize, logger: logger).run(
+        return try await InvoiceImporter(batchSize: batchSize, numbering: numbering, logger: logger).run(
             csv: data, into: context, progress: progress,
             didSaveBatch: { [self] changes in await mergeImportSave(changes) })
     }

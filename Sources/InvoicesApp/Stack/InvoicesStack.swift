@@ -105,6 +105,15 @@ public final class InvoicesStack: Sendable {
                                         timekeeper: timekeeper, onChange: { changes.bump() })
     }
 
+    /// How invoices are numbered when they leave draft (``InvoiceNumbering``).
+    public var numbering: InvoiceNumbering {
+        get { numberingSetting.withLock { $0 } }
+        set { numberingSetting.withLock { $0 = newValue } }
+    }
+    private let numberingSetting = Mutex(InvoiceNumbering())
+    /// Saves of this process, one at a time from numbering to commit.
+    let numberingGate = SerialGate()
+
     /// The consumer merging other processes' commits, once started.
     private let remote = Mutex<PersistentHistoryConsumer?>(nil)
 

@@ -18,6 +18,8 @@ public struct ServerConfiguration: Sendable, Hashable {
     public var allowedHosts: [String]
     /// Reverse proxies whose `X-Forwarded-*` headers are believed (`--trusted-proxy`).
     public var trustedProxies: [String]
+    /// How invoices are numbered when they leave draft (`--number-format`).
+    public var numbering = InvoiceNumbering()
 
     public init(databaseURL: URL, host: String = "127.0.0.1", port: Int = 8080, persist: PersistMode = .immediate,
                 busyTimeout: TimeInterval = 5, seedsDemoData: Bool = true, inspectorToken: String? = nil,

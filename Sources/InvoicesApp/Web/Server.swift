@@ -15,6 +15,7 @@ public enum Server {
         } catch {
             throw .stack(error)
         }
+        stack.numbering = configuration.numbering
         var seeded = false
         if configuration.seedsDemoData {
             do { seeded = try await stack.seedDemoDataIfEmpty() } catch { throw .seeding("\(error)") }

@@ -15,11 +15,11 @@ import Testing
         let result = try await ChildProcess.run(invoices, ["import", csv.path, "--db", url.path, "--quiet"])
         #expect(result.status == 0, "\(result.standardOutput) \(result.standardError)")
         #expect(FileManager.default.fileExists(atPath: url.path + ".v1-backup"))
-        #expect(try PersistentStoreCoordinator.modelVersion(ofStoreAt: url) == 2)
+        #expect(try PersistentStoreCoordinator.modelVersion(ofStoreAt: url) == InvoicesModel.version)
         let stack = try InvoicesStack(storeURL: url)
         let totals = try await stack.main.perform { () throws -> [String: Decimal] in
             Dictionary(uniqueKeysWithValues: try stack.main.fetch(FetchRequest<Invoice>()).map {
-                ($0.identifier, $0.currentLines.reduce(Decimal(0)) { $0 + $1.total })
+                ($0.displayNumber, $0.currentLines.reduce(Decimal(0)) { $0 + $1.total })
             })
         }
         #expect(totals == ["INV-1": decimal("1234.56"), "INV-2": 1200, "INV-3": decimal("12.345"), "INV-4": decimal("0.1"),

@@ -14,17 +14,17 @@ import Testing
             Issue.record("expected a migration, got \(String(describing: stack.coordinator.migrationOutcome))")
             return
         }
-        #expect(report.fromVersion == 1 && report.toVersion == 2)
+        #expect(report.fromVersion == 1 && report.toVersion == InvoicesModel.version)
         let backup = try #require(report.backup)
         #expect(FileManager.default.fileExists(atPath: backup.path))
-        #expect(try PersistentStoreCoordinator.modelVersion(ofStoreAt: url) == 2)
+        #expect(try PersistentStoreCoordinator.modelVersion(ofStoreAt: url) == InvoicesModel.version)
 
         let context = stack.newImportContext(name: "check")
         let found = try await context.perform { () throws -> [String: [String]] in
             var found: [String: [String]] = [:]
             for invoice in try context.fetch(FetchRequest<Invoice>()) {
                 let lines = invoice.currentLines
-                found[invoice.identifier] = lines.map {
+                found[invoice.displayNumber] = lines.map {
                     "\($0.itemDescription)|\($0.quantity)|\($0.unitPrice)|\($0.taxRate)|\($0.total)"
                 } + ["amount \(invoice.amount)", "paid \(invoice.paidAmount)", "\(invoice.status)"]
             }

@@ -23,7 +23,7 @@ import Testing
         let found = try await context.perform { () throws -> [String: String] in
             var found: [String: String] = [:]
             for invoice in try context.fetch(FetchRequest<Invoice>()) {
-                found[invoice.identifier] = invoice.currentLines.map {
+                found[invoice.displayNumber] = invoice.currentLines.map {
                     "\($0.itemDescription)|\($0.quantity)|\($0.unitPrice)|\($0.taxRate)|\($0.total)"
                 }.joined(separator: ";") + " = \(invoice.amount)"
             }

@@ -77,7 +77,7 @@ import Testing
             let detail = try jsonDecoder().decode(ClientDetail.self, from: try await visitor.get("/clients/\(id).json").body)
             #expect(detail.invoices.count == 3)
             #expect(detail.totals.formatted == ["150.50 EUR", "20.00 USD"])
-            for invoice in detail.invoices { #expect(html.text.contains(invoice.identifier)) }
+            for invoice in detail.invoices { #expect(html.text.contains(invoice.number)) }
         }
     }
 

@@ -164,7 +164,7 @@ func invoiceIdentifiersOnDisk(_ url: URL) async throws -> Set<String> {
     let stack = try InvoicesStack(storeURL: url)
     let context = stack.newImportContext(name: "disk check")
     return try await context.perform { () throws -> Set<String> in
-        Set(try context.fetch(FetchRequest<Invoice>()).map(\.identifier))
+        Set(try context.fetch(FetchRequest<Invoice>()).map(\.displayNumber))
     }
 }
 

@@ -8,8 +8,9 @@ extension Invoice: EditableEntity {
     static var formNoun: String { "invoice" }
 
     static var formFields: [FormFieldSpec<Invoice>] {
-        [.text(\.identifier, label: "Invoice number", hint: "Unique, e.g. INV-2025-00042",
-               duplicateMessage: "Another invoice already has this number: choose another."),
+        [.optionalText(\.identifier, label: "Invoice number",
+                       hint: "Left empty, the next number of the year is given when the invoice is sent.",
+                       duplicateMessage: "Another invoice already has this number: choose another, or leave it empty."),
          .choice(\.client, label: "Client", placeholder: "Choose a client…") { context in
              try context.fetch(FetchRequest<Client>(sortBy: [SortDescriptor(\.name)]))
          },
@@ -56,7 +57,6 @@ extension Invoice: EditableEntity {
     }
 
     static func prepareNew(_ invoice: Invoice, parameters: [String: String], in context: ManagedObjectContext) {
-        invoice.identifier = ""
         if let pk = parameters["client"].flatMap({ Int64($0) }),
            let id = context.persistentStoreCoordinator.managedObjectID(for: Client.self, primaryKey: pk),
            let client = try? context.existingObject(with: id, as: Client.self) {
@@ -73,6 +73,6 @@ extension Invoice: EditableEntity {
         invoice.settleLines()
     }
 
-    var formTitle: String { identifier }
+    var formTitle: String { displayNumber }
     var formSummary: String { money.formatted }
 }

@@ -55,7 +55,7 @@ extension Payment: EditableEntity {
         payment.invoice?.objectID.primaryKey.map { "/invoices/\($0)" }
     }
 
-    var formTitle: String { invoice.map { "\(money.formatted) for \($0.identifier)" } ?? money.formatted }
+    var formTitle: String { invoice.map { "\(money.formatted) for \($0.displayNumber)" } ?? money.formatted }
     var formSummary: String { money.formatted }
 
 

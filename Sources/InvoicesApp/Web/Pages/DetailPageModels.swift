@@ -96,7 +96,7 @@ struct InvoicePage: Sendable {
 
     init(_ invoice: InvoiceDetail, beingEdited: Bool, setAside: [SetAsideNotice] = []) {
         id = invoice.id
-        identifier = invoice.summary.identifier
+        identifier = invoice.summary.number
         amount = invoice.summary.amount.formatted
         status = invoice.summary.displayStatus
         isOverdue = invoice.summary.isOverdue

@@ -8,7 +8,7 @@ enum InvoiceCSV {
         var lines = ["identifier,client,amount,currency,status,issue_date,due_date"]
         lines.reserveCapacity(invoices.count + 1)
         for invoice in invoices {
-            lines.append([invoice.identifier, invoice.clientName, invoice.amount.plainAmount, invoice.amount.currency,
+            lines.append([invoice.identifier ?? "", invoice.clientName, invoice.amount.plainAmount, invoice.amount.currency,
                           invoice.displayStatus, invoice.issueDate.description, invoice.dueDate.description]
                 .map(CSVCell.encode).joined(separator: ","))
         }

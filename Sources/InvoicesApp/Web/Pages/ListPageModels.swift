@@ -131,7 +131,7 @@ struct InvoiceRow: Sendable {
 
     init(_ invoice: InvoiceSummary, beingEdited: Bool) {
         id = invoice.id
-        identifier = invoice.identifier
+        identifier = invoice.number
         clientID = invoice.clientID
         clientName = invoice.clientName
         amount = invoice.amount.formatted

@@ -112,7 +112,7 @@ struct ReadPages: Sendable {
         if let insert = setAside.insert { return .redirect(to: insert.link) }
         return try await kept.page(.invoice(pk), request, session: context.session, notFound: "invoice") { [stack] key in
             guard let detail = try await stack.invoiceDetail(id: pk, today: key.today) else { return nil }
-            return ReadPage(template: "invoices/show", title: "Invoice \(detail.summary.identifier)", section: "invoices",
+            return ReadPage(template: "invoices/show", title: "Invoice \(detail.summary.number)", section: "invoices",
                             model: InvoicePage(detail, beingEdited: key.editedInvoices.contains(pk), setAside: setAside.notices))
         }
     }

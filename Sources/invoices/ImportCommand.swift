@@ -10,7 +10,9 @@ struct ImportCommand: AsyncParsableCommand {
         abstract: "Import invoices (and their clients) from a CSV file.",
         discussion: """
             The first line names the columns, in any order: \(InvoiceCSVColumn.exampleHeader). \
-            Required: identifier, amount, currency, issue_date, and client_name or client_email. \
+            Required: currency, issue_date, client_name or client_email, and amount (one row per \
+            invoice) or record (one row per line item or payment, as /invoices.csv writes). \
+            A file of client_* columns alone (/clients.csv) imports clients. \
             Rows are matched to clients by email, then by name; others create a client. \
             Invalid rows are reported with their line numbers and skipped; the others are imported.
 

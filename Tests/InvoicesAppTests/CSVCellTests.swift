@@ -38,4 +38,19 @@ import Testing
     @Test func aCarriageReturnLineFeedIsQuoted() {
         #expect(CSVCell.encode("two\r\nlines") == "\"two\r\nlines\"")
     }
+
+    @Test func theImportReadsEveryExportedValueBackAsItWas() {
+        let values = ["=1+2", "'=1+2", "''=1+2", "'plain", "'", "''", "-12.50", "'-12.50", "@x", "\t=x", "+3",
+                      "Acme, Inc.", "山田", "'\u{FF1D}x"]
+        for value in values {
+            let cell = CSVCell.encode(value)
+            guard case .record(let record)? = CSVParser.parse(cell + "\n").first else {
+                Issue.record("\(value) did not parse"); continue
+            }
+            #expect(record.fields.map(CSVCell.decode) == [value], "\(value) → \(cell)")
+        }
+        // A hand-made file's protected formula is read as the formula's text.
+        #expect(CSVCell.decode("'=SUM(A1)") == "=SUM(A1)")
+        #expect(CSVCell.decode("'Tis the season") == "'Tis the season")
+    }
 }

@@ -147,7 +147,7 @@ import Testing
 
     @Test func aHeaderWithoutRequiredColumnsFailsTheWholeFile() async throws {
         let stack = try makeStack()
-        await #expect(throws: ImportError.missingColumns(["amount", "issue_date"], found: ["client_name", "identifier", "currency"])) {
+        await #expect(throws: ImportError.missingColumns(["amount (or record)", "issue_date"], found: ["client_name", "identifier", "currency"])) {
             try await stack.importCSV(Data("client_name,identifier,currency\nAcme,A-1,EUR\n".utf8))
         }
         await #expect(throws: ImportError.empty) { try await stack.importCSV(Data()) }

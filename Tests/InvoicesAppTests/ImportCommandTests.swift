@@ -77,7 +77,7 @@ import Testing
         try "name,price\nAcme,10\n".write(to: file, atomically: true, encoding: .utf8)
         let result = try await ChildProcess.run(try invoices(), ["import", file.path, "--db", folder.appendingPathComponent("db.sqlite").path])
         #expect(result.status == 1)
-        #expect(result.standardError.contains("The header lacks the columns client_name (or client_email), identifier, amount, currency, issue_date"))
+        #expect(result.standardError.contains("The header lacks the columns client_name (or client_email), amount (or record), currency, issue_date"))
     }
 
     @Test func aDatabaseThatIsNotSQLiteIsRefusedWithoutCrashing() async throws {

@@ -25,16 +25,21 @@ public struct InvoiceFields: Sendable, Hashable {
 }
 
 extension Invoice {
-    /// Writes `fields` (validated when the context saves), the amount as the one line; the
-    /// client is set apart.
-    func assign(_ fields: InvoiceFields) {
+    /// Writes `fields` (validated when the context saves); the client is set apart.
+    /// - Parameter lines: the invoice's lines; nil makes the amount its one line, and no
+    ///   lines keep the amount as it is.
+    func assign(_ fields: InvoiceFields, lines: [LineFields]? = nil) {
         identifier = fields.identifier
         currency = fields.currency
         status = fields.status
         issueDay = fields.issueDate
         dueDay = fields.dueDate
         notes = fields.notes
-        // One amount: one line (after the notes and currency its description and rounding read).
-        setSingleLine(amount: fields.amount)
+        // After the notes and currency, which the lines' description and rounding read.
+        switch lines {
+        case nil: setSingleLine(amount: fields.amount)
+        case let lines? where lines.isEmpty: amount = fields.amount
+        case let lines?: replaceLines(with: lines)
+        }
     }
 }

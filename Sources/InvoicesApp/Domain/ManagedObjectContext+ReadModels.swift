@@ -38,6 +38,12 @@ extension ManagedObjectContext {
         return Page(items: items, totalCount: total, page: page, pageSize: list.pageSize)
     }
 
+    /// Every client of a list, searched and sorted as `query` says, without paging.
+    func listedClients(_ query: ClientQuery) throws -> [Client] {
+        try fetch(FetchRequest<Client>(predicate: Self.clientPredicate(search: query.list.search),
+                                       sortBy: Self.clientSort(query.list.sort, descending: query.list.descending)))
+    }
+
     /// The client with this primary key and its invoices; nil when there is none.
     public func clientDetail(id: Int64, today: CalendarDay = .today) throws -> ClientDetail? {
         guard let client = try existingObject(Client.self, primaryKey: id) else { return nil }
@@ -76,15 +82,18 @@ extension ManagedObjectContext {
     /// Every invoice of the list, filters and sort applied, without paging (for the CSV
     /// export of the current list).
     public func invoiceSummaries(_ query: InvoiceQuery, today: CalendarDay = .today) throws -> [InvoiceSummary] {
-        var all = query
-        all.list.page = 1
-        all.list.pageSize = Int.max / 2
+        try listedInvoices(query, today: today).map { InvoiceSummary($0, today: today) }
+    }
+
+    /// The invoices of a list, filters and sort applied, without paging, as objects (the
+    /// CSV export reads their lines and payments).
+    func listedInvoices(_ query: InvoiceQuery, today: CalendarDay = .today) throws -> [Invoice] {
         let predicate = Self.invoicePredicate(query, today: today)
         let sort = Self.invoiceSort(query.list.sort, descending: query.list.descending)
         if let clientID = query.clientID {
-            return try invoicePage(ofClient: clientID, predicate: predicate, sort: sort, list: all.list, today: today).items
+            return try invoices(ofClient: clientID, predicate: predicate, sort: sort)
         }
-        return try fetch(FetchRequest<Invoice>(predicate: predicate, sortBy: sort)).map { InvoiceSummary($0, today: today) }
+        return try fetch(FetchRequest<Invoice>(predicate: predicate, sortBy: sort))
     }
 
     /// A client's invoices, filtered, sorted and paged in memory: one query on the foreign key
@@ -92,9 +101,19 @@ extension ManagedObjectContext {
     private func invoicePage(ofClient clientID: Int64, predicate: Predicate<Invoice>?,
                              sort: [SortDescriptor<Invoice>], list: ListParameters<InvoiceSortKey>,
                              today: CalendarDay) throws -> Page<InvoiceSummary> {
-        guard let client = try existingObject(Client.self, primaryKey: clientID) else {
-            return Page(items: [], totalCount: 0, page: 1, pageSize: list.pageSize)
-        }
+        let invoices = try invoices(ofClient: clientID, predicate: predicate, sort: sort)
+        let total = invoices.count
+        let page = min(list.page, Page<InvoiceSummary>.pageCount(totalCount: total, pageSize: list.pageSize))
+        let start = min(total, (page - 1) * list.pageSize)
+        let end = min(total, start + list.pageSize)
+        let items = invoices[start..<end].map { InvoiceSummary($0, today: today) }
+        return Page(items: Array(items), totalCount: total, page: page, pageSize: list.pageSize)
+    }
+
+    /// A client's invoices, filtered and sorted in memory (ties by primary key).
+    private func invoices(ofClient clientID: Int64, predicate: Predicate<Invoice>?,
+                          sort: [SortDescriptor<Invoice>]) throws -> [Invoice] {
+        guard let client = try existingObject(Client.self, primaryKey: clientID) else { return [] }
         var invoices = Array(client.invoices)
         if let predicate {
             invoices = invoices.filter { (try? predicate.evaluate($0)) ?? false }
@@ -109,12 +128,7 @@ extension ManagedObjectContext {
             }
             return (a.objectID.primaryKey ?? .max) < (b.objectID.primaryKey ?? .max)
         }
-        let total = invoices.count
-        let page = min(list.page, Page<InvoiceSummary>.pageCount(totalCount: total, pageSize: list.pageSize))
-        let start = min(total, (page - 1) * list.pageSize)
-        let end = min(total, start + list.pageSize)
-        let items = invoices[start..<end].map { InvoiceSummary($0, today: today) }
-        return Page(items: Array(items), totalCount: total, page: page, pageSize: list.pageSize)
+        return invoices
     }
 
     // MARK: Building requests

@@ -18,6 +18,9 @@ public final class Payment: ManagedObject {
     @Attribute(.multiLine, .maxLength(500)) public var note: String?
     @Relationship(isRequired: true) public var invoice: Invoice?
 
+    /// The method a payment has unless told otherwise.
+    public static let defaultMethod = "Bank transfer"
+
     /// The amount in the invoice's currency.
     public var money: Money { Money(amount: amount, currency: invoice?.currency ?? "") }
 

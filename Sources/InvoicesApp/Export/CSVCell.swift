@@ -6,15 +6,22 @@
 /// whole cell is a plain number such as `-12.50`. The check is on the whole cell:
 /// `-9+cmd|' /C calc'!A0` starts like a number, yet is a formula.
 ///
+/// The import undoes it (``decode(_:)``): a value that itself begins with `'` followed by
+/// one of those characters or another `'` gets one more `'`, so every value reads back
+/// exactly as it was written.
+///
 /// ```swift
 /// CSVCell.encode("=HYPERLINK(\"x\")")   // "'=HYPERLINK(""x"")" quoted
 /// CSVCell.encode("-12.50")              // -12.50
+/// CSVCell.decode("'=1+2")               // =1+2
 /// ```
 enum CSVCell {
     /// `text` as a CSV cell.
     static func encode(_ text: String) -> String {
         var value = text
         if let first = value.unicodeScalars.first, formulaStarts.contains(first), !isPlainNumber(value) {
+            value = "'" + value
+        } else if isProtected(value) {
             value = "'" + value
         }
         // Scalars, not Characters: "\r\n" is one Character, equal to neither "\r" nor "\n", and
@@ -30,6 +37,20 @@ enum CSVCell {
         }
         quoted.append("\"")
         return String(quoted)
+    }
+
+    /// A cell's value as an exported file wrote it, its protection removed: the text of a
+    /// field the CSV parser has already unquoted.
+    static func decode(_ field: String) -> String {
+        isProtected(field) ? String(field.unicodeScalars.dropFirst()) : field
+    }
+
+    /// Whether `text` begins with the `'` this type adds: followed by a formula start or
+    /// by another `'`.
+    private static func isProtected(_ text: String) -> Bool {
+        var scalars = text.unicodeScalars.makeIterator()
+        guard scalars.next() == "'", let second = scalars.next() else { return false }
+        return second == "'" || formulaStarts.contains(second)
     }
 
     /// Characters a spreadsheet may start a formula (or a command, DDE) with.

@@ -22,7 +22,7 @@ struct BatchImport {
     private var accepted: [Int: Accepted] = [:]
 
     private struct Accepted {
-        let row: InvoiceCSVRow
+        let row: ImportedInvoice
         let invoice: Invoice
         let client: Client
         let origin: ClientOrigin
@@ -45,7 +45,7 @@ struct BatchImport {
         self.outcome = BatchOutcome(state: state)
     }
 
-    mutating func run(_ rows: [InvoiceCSVRow], importedBefore: Int) throws(ImportError) -> BatchOutcome {
+    mutating func run(_ rows: [ImportedInvoice], importedBefore: Int) throws(ImportError) -> BatchOutcome {
         let existing: Set<String>
         do { existing = try existingIdentifiers(rows.compactMap(\.identifier)) } catch {
             throw .store(error, importedBefore: importedBefore, logger: logger)
@@ -57,6 +57,7 @@ struct BatchImport {
         for item in accepted.values.sorted(by: { $0.row.line < $1.row.line }) {
             outcome.changes.inserted.insert(item.invoice.objectID)
             outcome.changes.inserted.formUnion(item.invoice.lines.map(\.objectID))
+            outcome.changes.inserted.formUnion(item.invoice.payments.map(\.objectID))
             if let identifier = item.invoice.identifier { state.importedIdentifiers[identifier] = item.row.line }
             switch item.origin {
             case .existing:
@@ -83,7 +84,7 @@ struct BatchImport {
 
     // MARK: Rows
 
-    private mutating func add(_ row: InvoiceCSVRow, existing: Set<String>) {
+    private mutating func add(_ row: ImportedInvoice, existing: Set<String>) {
         if let identifier = row.identifier, existing.contains(identifier) {
             return skip(row.line, "An invoice with identifier \(EchoedInput.plain(identifier)) already exists.")
         }
@@ -115,16 +116,15 @@ struct BatchImport {
             origin = .createdInBatch
         }
         let invoice = Invoice(context: context)
-        invoice.assign(row.invoice)
         invoice.client = client
+        invoice.assign(row.invoice, lines: row.lines)
+        invoice.addPayments(row.payments)
 
         let isNewClient = origin == .createdInBatch && createdClients[client.objectID] == nil
-        // The file's one amount must fit the currency as it is: its line would round it.
-        let precision = Invoice.precisionMessage(of: row.invoice.amount, in: row.invoice.currency)
-            .map { [ValidationFailure(property: "amount", message: $0)] } ?? []
         // A row that left draft without a number is numbered when the batch saves.
         let rules = invoice.validate().filter { !($0.property == "identifier" && invoice.identifier == nil) }
-        let failures = precision + rules + invoice.currentLines.flatMap { $0.validate() }
+        let failures = Self.totalFailures(row, invoice) + rules + invoice.currentLines.flatMap { $0.validate() }
+            + invoice.payments.flatMap { $0.validate().map { ValidationFailure(property: $0.property, message: "Payment: " + $0.message) } }
             + (isNewClient ? client.validate() : [])
         if !failures.isEmpty {
             context.delete(invoice)
@@ -137,6 +137,26 @@ struct BatchImport {
         }
         if let identifier = row.identifier { state.importedIdentifiers[identifier] = row.line }
         accepted[row.line] = Accepted(row: row, invoice: invoice, client: client, origin: origin)
+    }
+
+    /// The file's total must be the invoice's: a one-amount row's amount must fit the
+    /// currency as it is (its line would round it); a total given beside lines must be theirs.
+    private static func totalFailures(_ row: ImportedInvoice, _ invoice: Invoice) -> [ValidationFailure] {
+        guard let lines = row.lines else {
+            return Invoice.precisionMessage(of: row.invoice.amount, in: row.invoice.currency)
+                .map { [ValidationFailure(property: "amount", message: $0)] } ?? []
+        }
+        guard row.hasAmount, !lines.isEmpty, invoice.amount != row.invoice.amount else { return [] }
+        return [ValidationFailure(property: "amount", message:
+            "Amount \(row.invoice.amount) is not the total of the invoice's lines (\(invoice.money.plainAmount)): correct it, or leave it blank.")]
+    }
+
+    /// The invoice's own reasons first, then its client's, lines' and payments': the save
+    /// lists failures in no particular order.
+    private static func ordered(_ reasons: [String]) -> [String] {
+        let prefixes = ["Client: ", "Line: ", "Payment: "]
+        func rank(_ reason: String) -> Int { (prefixes.firstIndex { reason.hasPrefix($0) } ?? -1) + 1 }
+        return reasons.enumerated().sorted { (rank($0.element), $0.offset) < (rank($1.element), $1.offset) }.map(\.element)
     }
 
     private mutating func skip(_ line: Int, _ reasons: String...) { skip(line, reasons) }
@@ -189,16 +209,18 @@ struct BatchImport {
                 for failure in failures {
                     for item in accepted.values where item.invoice.objectID == failure.objectID
                         || item.invoice.lines.contains(where: { $0.objectID == failure.objectID })
+                        || item.invoice.payments.contains(where: { $0.objectID == failure.objectID })
                         || (item.origin == .createdInBatch && item.client.objectID == failure.objectID) {
                         let prefix = item.invoice.objectID == failure.objectID ? ""
-                            : item.client.objectID == failure.objectID ? "Client: " : "Line: "
+                            : item.client.objectID == failure.objectID ? "Client: "
+                            : item.invoice.payments.contains(where: { $0.objectID == failure.objectID }) ? "Payment: " : "Line: "
                         reasonsByLine[item.row.line, default: []].append(prefix + failure.message)
                     }
                 }
                 guard !reasonsByLine.isEmpty else {
                     throw .store(SaveError.validationFailed(failures), importedBefore: importedBefore, logger: logger)
                 }
-                for (line, reasons) in reasonsByLine { withdraw(line, reasons: reasons) }
+                for (line, reasons) in reasonsByLine { withdraw(line, reasons: Self.ordered(reasons)) }
             } catch SaveError.uniquenessViolation(let violation) {
                 // Another process inserted the same identifier or email since the batch began.
                 let clashing = clashingLines(entity: violation.entity, properties: violation.properties)

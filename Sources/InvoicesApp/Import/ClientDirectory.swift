@@ -1,3 +1,4 @@
+import Logging
 import ObjectGraph
 
 /// The clients an import can attach invoices to, by email and by name: those in the store
@@ -49,6 +50,23 @@ struct ClientDirectory: Sendable {
         case 0: return .none
         case 1: return .existing(candidates[0])
         default: return .ambiguous(count: candidates.count)
+        }
+    }
+}
+
+extension ClientDirectory {
+    /// The clients in the store now, read in `context`'s block.
+    static func load(from context: ManagedObjectContext, logger: Logger) async throws(ImportError) -> ClientDirectory {
+        do {
+            return try await context.perform { () throws -> ClientDirectory in
+                var directory = ClientDirectory()
+                for client in try context.fetch(FetchRequest<Client>()) {
+                    directory.add(client.objectID, name: client.name, email: client.email)
+                }
+                return directory
+            }
+        } catch {
+            throw .store(error, importedBefore: 0, logger: logger)
         }
     }
 }

@@ -18,7 +18,13 @@ public struct ImportReport: Sendable, Hashable, Codable {
 
     /// Data rows in the file (records after the header, malformed ones included).
     public var totalRows = 0
+    /// Invoices in the file: as many as rows in a one-amount file; fewer in a file of line and
+    /// payment rows (several rows per invoice).
+    public var totalInvoices = 0
     public var importedInvoices = 0
+    /// Whether the file held clients alone (`/clients.csv`): no invoices, and
+    /// ``createdClients`` and ``matchedClients`` say what became of its rows.
+    public var isClientFile = false
     /// In line order.
     public var skipped: [SkippedRow] = []
     /// Names of the clients the import created, in the order they were created.
@@ -35,7 +41,13 @@ public struct ImportReport: Sendable, Hashable, Codable {
 
     /// `"Imported 98 of 100 invoices; skipped 2 rows. Created 5 clients; 12 existing clients matched."`
     public var summary: String {
-        var text = "Imported \(importedInvoices) of \(totalRows) invoice\(totalRows == 1 ? "" : "s")"
+        if isClientFile {
+            return "Read \(totalRows) client row\(totalRows == 1 ? "" : "s"): created \(createdClients.count), "
+                + "\(matchedClients) already there" + (skipped.isEmpty ? "." : "; skipped \(skipped.count).")
+        }
+        let invoices = totalInvoices == 0 ? totalRows : totalInvoices
+        var text = "Imported \(importedInvoices) of \(invoices) invoice\(invoices == 1 ? "" : "s")"
+        if invoices != totalRows { text += " (\(totalRows) row\(totalRows == 1 ? "" : "s"))" }
         text += skipped.isEmpty ? "." : "; skipped \(skipped.count) row\(skipped.count == 1 ? "" : "s")."
         text += " Created \(createdClients.count) client\(createdClients.count == 1 ? "" : "s");"
         text += " \(matchedClients) existing client\(matchedClients == 1 ? "" : "s") matched."

@@ -16,7 +16,9 @@ struct InvoiceCSVHeader: Sendable {
             if indices[column] != nil { throw .duplicateColumn(column.rawValue) }
             indices[column] = index
         }
-        var missing = InvoiceCSVColumn.required.filter { indices[$0] == nil }.map(\.rawValue)
+        let clientsOnly = !indices.isEmpty && indices.keys.allSatisfy { InvoiceCSVColumn.clientColumns.contains($0) }
+        var missing = clientsOnly ? [] : InvoiceCSVColumn.required.filter { indices[$0] == nil }.map(\.rawValue)
+        if !clientsOnly && indices[.amount] == nil && indices[.record] == nil { missing.insert("amount (or record)", at: 0) }
         if indices[.clientName] == nil && indices[.clientEmail] == nil {
             missing.insert("client_name (or client_email)", at: 0)
         }
@@ -28,9 +30,14 @@ struct InvoiceCSVHeader: Sendable {
         self.fieldCount = record.fields.count
     }
 
-    /// The record's value in `column`; nil when the file has no such column.
+    /// The record's value in `column`, with the export's formula protection undone
+    /// (``CSVCell/decode(_:)``); nil when the file has no such column.
     func value(_ column: InvoiceCSVColumn, in record: CSVRecord) -> String? {
         guard let index = indices[column], index < record.fields.count else { return nil }
-        return record.fields[index]
+        return CSVCell.decode(record.fields[index])
     }
+
+    /// Whether the file holds clients alone (`/clients.csv`): client columns, and none of an
+    /// invoice's.
+    var isClientFile: Bool { indices.keys.allSatisfy { InvoiceCSVColumn.clientColumns.contains($0) } }
 }

@@ -43,52 +43,26 @@ public struct InvoiceImporter: Sendable {
     public func run(csv data: Data, into context: ManagedObjectContext,
                     progress: (@Sendable (ImportProgress) -> Void)? = nil,
                     didSaveBatch: (@Sendable (SavedChanges) async -> Void)? = nil) async throws(ImportError) -> ImportReport {
-        let parsed: [CSVRow]
-        do { parsed = try CSVParser.parse(data) } catch { throw .notUTF8(line: Self.line(of: error)) }
-        guard let first = parsed.first else { throw .empty }
-        guard case .record(let headerRecord) = first else {
-            if case .malformed(let syntax) = first { throw .malformedHeader(syntax) }
-            throw .empty
-        }
-        let header = try InvoiceCSVHeader(headerRecord)
-
+        let file = try ImportFile(data)
         var report = ImportReport()
-        report.ignoredColumns = header.ignored
-        report.totalRows = parsed.count - 1
-        var rows: [InvoiceCSVRow] = []
-        rows.reserveCapacity(parsed.count)
-        for row in parsed.dropFirst() {
-            switch row {
-            case .malformed(let syntax):
-                report.skipped.append(.init(line: syntax.line, reasons: [Self.sentence(syntax.reason)]))
-            case .record(let record):
-                switch InvoiceCSVRow.read(record, header: header) {
-                case .success(let row): rows.append(row)
-                case .failure(let skipped): report.skipped.append(skipped)
-                }
-            }
+        report.ignoredColumns = file.header.ignored
+        report.totalRows = file.recordCount
+        if file.header.isClientFile {
+            return try await ClientImport(batchSize: batchSize, logger: logger)
+                .run(file, into: context, report: report, progress: progress, didSaveBatch: didSaveBatch)
         }
-        let unreadable = report.skipped.count
-        progress?(ImportProgress(processedRows: unreadable, totalRows: report.totalRows, importedInvoices: 0))
+        let (invoices, unreadable) = file.invoices()
+        report.skipped = unreadable
+        report.totalInvoices = invoices.count + unreadable.count
+        let alreadyHandled = file.recordCount - invoices.reduce(0) { $0 + $1.rowCount }
+        progress?(ImportProgress(processedRows: alreadyHandled, totalRows: report.totalRows, importedInvoices: 0))
 
-        var state: BatchState
-        do {
-            state = try await context.perform { () throws -> BatchState in
-                var directory = ClientDirectory()
-                for client in try context.fetch(FetchRequest<Client>()) {
-                    directory.add(client.objectID, name: client.name, email: client.email)
-                }
-                return BatchState(directory: directory)
-            }
-        } catch {
-            throw .store(error, importedBefore: 0, logger: logger)
-        }
-
-        var processed = unreadable
+        var state = BatchState(directory: try await ClientDirectory.load(from: context, logger: logger))
+        var processed = alreadyHandled
         var matched = Set<ObjectID>()
         var start = 0
-        while start < rows.count {
-            let batch = Array(rows[start..<min(rows.count, start + batchSize)])
+        while start < invoices.count {
+            let batch = Array(invoices[start..<min(invoices.count, start + batchSize)])
             start += batch.count
             let input = state, logger = logger, numbering = numbering
             let importedSoFar = report.importedInvoices
@@ -101,7 +75,7 @@ public struct InvoiceImporter: Sendable {
             report.skipped += outcome.skipped
             report.createdClients += outcome.createdClients
             matched.formUnion(outcome.matchedClients)
-            processed += batch.count
+            processed += batch.reduce(0) { $0 + $1.rowCount }
             if !outcome.changes.isEmpty { await didSaveBatch?(outcome.changes) }
             progress?(ImportProgress(processedRows: processed, totalRows: report.totalRows,
                                      importedInvoices: report.importedInvoices))
@@ -111,12 +85,6 @@ public struct InvoiceImporter: Sendable {
         return report
     }
 
-    private static func line(of error: CSVFileError) -> Int {
-        switch error { case .notUTF8(let line): return line }
-    }
-
-    /// "a quote inside..." → "A quote inside...".
-    static func sentence(_ text: String) -> String { text.prefix(1).uppercased() + text.dropFirst() }
 }
 
 /// What one batch hands to the next: values only.

@@ -41,7 +41,19 @@ extension InvoicesStack {
         return try await main.perform { try main.invoiceDetail(id: id, today: today) }
     }
 
-    /// Every invoice of a list, without paging: the CSV export of the current list.
+    /// `/invoices.csv`: every invoice of a list, without paging, with its lines and payments.
+    public func invoiceCSV(_ query: InvoiceQuery, today: CalendarDay = .today) async throws -> String {
+        let main = self.main
+        return try await main.perform { InvoiceCSVExport.text(try main.listedInvoices(query, today: today)) }
+    }
+
+    /// `/clients.csv`: every client of a list, searched and sorted, without paging.
+    public func clientCSV(_ query: ClientQuery) async throws -> String {
+        let main = self.main
+        return try await main.perform { ClientCSVExport.text(try main.listedClients(query)) }
+    }
+
+    /// Every invoice of a list, without paging.
     public func invoiceSummaries(_ query: InvoiceQuery, today: CalendarDay = .today) async throws -> [InvoiceSummary] {
         let main = self.main
         return try await main.perform { try main.invoiceSummaries(query, today: today) }

@@ -19,7 +19,8 @@ import Testing
             }
             let csv = try await app.visitor().get("/invoices.csv")
             let line = try #require(csv.text.split(separator: "\r\n").first { $0.contains("cmd|") })
-            #expect(line.hasPrefix("'+1+cmd|' /C calc'!A0,'-9+cmd|' /C calc'!A0,12.50,EUR,"))
+            // invoice, record, identifier, status, currency, dates, amount, notes, client_name…
+            #expect(line.hasPrefix("'+1+cmd|' /C calc'!A0,line,'+1+cmd|' /C calc'!A0,draft,EUR,2025-06-01,2025-07-01,12.50,,'-9+cmd|' /C calc'!A0,"))
         }
     }
 }

@@ -38,7 +38,7 @@ extension Payment: EditableEntity {
 
     /// The invoice from `?invoice=`, and its balance as the amount.
     static func prepareNew(_ payment: Payment, parameters: [String: String], in context: ManagedObjectContext) {
-        payment.method = "Bank transfer"
+        payment.method = Payment.defaultMethod
         if let pk = parameters["invoice"].flatMap({ Int64($0) }),
            let id = context.persistentStoreCoordinator.managedObjectID(for: Invoice.self, primaryKey: pk),
            let invoice = try? context.existingObject(with: id, as: Invoice.self) {

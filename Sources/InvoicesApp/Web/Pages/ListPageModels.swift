@@ -74,6 +74,8 @@ struct ClientListPage: Sendable {
     let isEmpty: Bool
     let pager: Pager
     let jsonLink: String
+    /// The same list, every page, as `/clients.csv`.
+    let csvLink: String
 
     init(_ page: Page<ClientSummary>, query: ClientQuery, beingEdited: Set<Int64>) {
         search = query.list.search
@@ -89,6 +91,7 @@ struct ClientListPage: Sendable {
         isEmpty = page.items.isEmpty
         pager = Pager(page) { link("/clients", ClientQuery.with(list.atPage($0)).queryItems) }
         jsonLink = link("/clients.json", query.queryItems)
+        csvLink = link("/clients.csv", query.queryItems.filter { $0.name != "page" })
     }
 
     static func label(_ key: ClientSortKey) -> String {

@@ -71,6 +71,7 @@ extension ClientListPage: MustacheParent {
         case "isEmpty": isEmpty
         case "pager": pager
         case "jsonLink": jsonLink
+        case "csvLink": csvLink
         default: nil
         }
     }

@@ -36,7 +36,12 @@ struct ReadPages: Sendable {
             return try .json(try await stack.invoicePage(query, today: today), encoder: PageRenderer.jsonEncoder())
         }
         pages.get("/invoices.csv") { request, _ in
-            try await InvoiceCSV.response(stack.invoiceSummaries(InvoiceQuery(parameters: request.query.first), today: today))
+            let query = InvoiceQuery(parameters: request.query.first)
+            return CSVDownload.response(try await stack.invoiceCSV(query, today: today), filename: "invoices.csv")
+        }
+        pages.get("/clients.csv") { request, _ in
+            let query = ClientQuery(parameters: request.query.first)
+            return CSVDownload.response(try await stack.clientCSV(query), filename: "clients.csv")
         }
         addDetailRoutes(to: pages)
     }

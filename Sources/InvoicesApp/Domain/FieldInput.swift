@@ -20,8 +20,12 @@ public struct FieldInputError: Error, Sendable, Hashable, CustomStringConvertibl
 public enum FieldInput {
     /// Trimmed text; nil when blank.
     public static func optionalText(_ text: String?) -> String? {
-        guard let trimmed = text?.trimmingCharacters(in: .whitespacesAndNewlines), !trimmed.isEmpty else { return nil }
-        return trimmed
+        guard let text, let first = text.unicodeScalars.first, let last = text.unicodeScalars.last else { return nil }
+        // Most cells have nothing to trim: Foundation's trimming is not needed for them (an
+        // import reads a dozen cells a row).
+        if !first.properties.isWhitespace, !last.properties.isWhitespace { return text }
+        let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        return trimmed.isEmpty ? nil : trimmed
     }
 
     /// `"1234.50"` → 1234.5. Digits with an optional point and an optional leading minus

@@ -88,16 +88,27 @@ public final class Invoice: ManagedObject {
     }
 
     /// The sum of the lines' rounded nets.
-    public var netTotal: Decimal { currentLines.reduce(0) { $0 + $1.net } }
+    public var netTotal: Decimal { lineTotals.net }
 
     /// The sum of the lines' rounded taxes.
-    public var taxTotal: Decimal { currentLines.reduce(0) { $0 + $1.tax } }
+    public var taxTotal: Decimal { lineTotals.tax }
+
+    /// Nets and taxes of the current lines, summed in one pass (each line's net is rounded
+    /// once, and its tax taken from it).
+    public var lineTotals: (net: Decimal, tax: Decimal) {
+        lines.reduce(into: (net: Decimal(0), tax: Decimal(0))) { sums, line in
+            guard !line.isDeleted else { return }
+            let amounts = line.amounts
+            sums.net += amounts.net
+            sums.tax += amounts.tax
+        }
+    }
 
     /// Brings ``amount`` in step with the lines, and the status with it (a paid invoice whose
     /// total grows is owed again, see ``settlePayments()``). Whatever changes lines calls it.
     public func settleLines() {
-        let total = netTotal + taxTotal
-        if amount != total { amount = total }
+        let sums = lineTotals
+        if amount != sums.net + sums.tax { amount = sums.net + sums.tax }
         settlePayments()
     }
 
@@ -167,10 +178,10 @@ public final class Invoice: ManagedObject {
                     + "(\(Money(amount: paidAmount, currency: currency).formatted))."))
         }
         // An invoice without lines (made by code that sets the amount alone) keeps its amount.
-        if !currentLines.isEmpty, amount != netTotal + taxTotal {
+        if lines.contains(where: { !$0.isDeleted }), case let sums = lineTotals, amount != sums.net + sums.tax {
             failures.append(ValidationFailure(
                 property: "amount",
-                message: "Amount \(amount) is not the total of the lines (\(netTotal + taxTotal)): call settleLines() after changing lines."))
+                message: "Amount \(amount) is not the total of the lines (\(sums.net + sums.tax)): call settleLines() after changing lines."))
         }
         if identifier == nil, status != .draft {
             failures.append(ValidationFailure(

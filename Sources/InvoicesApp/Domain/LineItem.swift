@@ -35,7 +35,17 @@ public final class LineItem: ManagedObject {
     public var tax: Decimal { LineItem.tax(net: net, rate: taxRate, currency: invoice?.currency) }
 
     /// Net and tax.
-    public var total: Decimal { net + tax }
+    public var total: Decimal {
+        let amounts = self.amounts
+        return amounts.net + amounts.tax
+    }
+
+    /// Net and tax, the net rounded once.
+    public var amounts: (net: Decimal, tax: Decimal) {
+        let currency = invoice?.currency
+        let net = LineItem.net(quantity: quantity, unitPrice: unitPrice, currency: currency)
+        return (net, LineItem.tax(net: net, rate: taxRate, currency: currency))
+    }
 
     /// The rule for a line's net: rounded half away from zero to the currency's minor units
     /// (not rounded for a currency that has none or that is not known).

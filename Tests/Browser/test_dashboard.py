@@ -230,7 +230,7 @@ class DashboardInBrowser(unittest.TestCase):
     def edit_a_client_and_add_an_invoice(self):
         suffix = uuid.uuid4().hex[:6].upper()
         city = "Browserville " + suffix
-        invoice_number = "BRW-" + suffix
+        notes = "Added by the browser test " + suffix
 
         # The client list: open the first client.
         self.open("/clients")
@@ -264,19 +264,20 @@ class DashboardInBrowser(unittest.TestCase):
                          "the client is fixed: no client choice in a nested invoice form")
         self.assertRegex(self.value("issueDate"), r"^\d{4}-\d{2}-\d{2}$")
         self.assertRegex(self.value("dueDate"), r"^\d{4}-\d{2}-\d{2}$")
-        self.type_into("identifier", invoice_number)
+        # No number typed: the invoice is numbered when it is saved as sent.
+        self.assertEqual(self.value("identifier"), "")
+        self.type_into("notes", notes)
         Select(self.field("currency")).select_by_value("EUR")
         # Three lines, each added by its button (no script): every press keeps what was typed.
         lines = [("Design workshop", "2", "450.00", "19"), ("Hosting", "1", "19.99", "19"), ("Travel", "3", "0.10", "7")]
         for index, (description, quantity, price, tax) in enumerate(lines):
             if index > 0:
                 self.click_and_wait(self.css("button[name='action'][value='add-line']"), r"/forms/[^/?#]+$")
-                self.assertEqual(self.value("identifier"), invoice_number, "adding a line keeps the rest")
+                self.assertEqual(self.value("notes"), notes, "adding a line keeps the rest")
             for column, text in (("description", description), ("quantity", quantity), ("unitPrice", price),
                                  ("taxRate", tax)):
                 self.type_into("line-%d-%s" % (index, column), text)
         Select(self.field("status")).select_by_value("sent")
-        self.type_into("notes", "Added by the browser test.")
         self.assertEqual(Select(self.field("currency")).first_selected_option.get_attribute("value"), "EUR")
         self.assertEqual(Select(self.field("status")).first_selected_option.get_attribute("value"), "sent")
         self.screenshot("invoice-form.png")
@@ -289,7 +290,7 @@ class DashboardInBrowser(unittest.TestCase):
         self.assertEqual(self.value("city"), city)
         nested = self.driver.find_elements(By.CSS_SELECTOR, "#field-invoices table tbody tr")
         self.assertEqual(len(nested), 1, "one invoice added in this form")
-        self.assertEqual(nested[0].find_element(By.CSS_SELECTOR, "td a").text.strip(), invoice_number)
+        self.assertEqual(nested[0].find_element(By.CSS_SELECTOR, "td a").text.strip(), "numbered on save")
         # 900.00 + 19.99 + 0.30 net; 171.00 + 3.80 + 0.02 tax, each line rounded to cents.
         self.assertEqual(nested[0].find_element(By.CSS_SELECTOR, "td.num").text.strip(), "1,095.11 EUR")
         self.screenshot("client-form.png")
@@ -304,9 +305,12 @@ class DashboardInBrowser(unittest.TestCase):
         self.assertEqual(self.heading(), client_name)
         self.assertIn(city, self.css("dl.details").text)
         rows = [row for row in self.driver.find_elements(By.CSS_SELECTOR, "main table tbody tr")
-                if row.find_elements(By.LINK_TEXT, invoice_number)]
+                if "1,095.11 EUR" in row.text and row.find_elements(By.CSS_SELECTOR, "td a[href^='/invoices/']")]
         self.assertEqual(len(rows), 1, "the new invoice is in the client's list")
         cells = [cell.text.strip() for cell in rows[0].find_elements(By.TAG_NAME, "td")]
+        # Numbered by the save, in the year's sequence.
+        invoice_number = cells[0]
+        self.assertRegex(invoice_number, r"^INV-\d{4}-\d{5}$")
         self.assertEqual(cells[1], client_name)
         self.assertEqual(cells[2], "1,095.11 EUR")
         self.assertEqual(cells[3], "sent")
@@ -394,9 +398,10 @@ class DashboardInBrowser(unittest.TestCase):
         live = self.css("#inspector-live").text
         self.assertIn("only in the scratchpad", live)
         self.assertIn("temporary ID", live)
-        # The invoice has no number yet, so the scratchpad would not save, and says why.
+        # The new invoice's line has no description yet, so the scratchpad would not save,
+        # and says why.
         self.assertIn("would not save now", live)
-        self.assertIn("Invoice.identifier", live)
+        self.assertIn("LineItem.itemDescription", live)
         self.assertTrue(self.driver.find_elements(By.CSS_SELECTOR, ".stack-picture .ctx.scratchpad.no-save"),
                         "the picture marks the scratchpad that would not save")
         self.screenshot("inspector.png")

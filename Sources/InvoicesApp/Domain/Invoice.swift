@@ -48,10 +48,19 @@ public final class Invoice: ManagedObject {
     public override class var indexes: [[AnyKeyPath]] { [[\Invoice.status, \Invoice.issueDate]] }
 
     /// The number, or "draft" for a draft that has none yet.
-    public var displayNumber: String { identifier ?? Self.draftLabel }
+    public var displayNumber: String { Self.displayNumber(identifier, status: status) }
 
     /// What a draft without a number shows in its place.
     public static let draftLabel = "draft"
+
+    /// What an invoice sent in a form not yet saved shows: it is numbered by the save.
+    public static let numberedOnSaveLabel = "numbered on save"
+
+    /// The number, or what shows in its place: "draft", or, for an invoice that left draft in
+    /// a form not saved yet, "numbered on save".
+    public static func displayNumber(_ identifier: String?, status: InvoiceStatus) -> String {
+        identifier ?? (status == .draft ? draftLabel : numberedOnSaveLabel)
+    }
 
     /// The amount with its currency.
     public var money: Money { Money(amount: amount, currency: currency) }

@@ -50,7 +50,7 @@ public struct InvoiceSummary: Sendable, Hashable, Codable, Identifiable {
     }
 
     /// The number, or "draft" for a draft that has none yet: what a page shows.
-    public var number: String { identifier ?? Invoice.draftLabel }
+    public var number: String { Invoice.displayNumber(identifier, status: status) }
 
     public init(id: Int64, identifier: String?, clientID: Int64, clientName: String, amount: Money,
                 status: InvoiceStatus, isOverdue: Bool, issueDate: CalendarDay, dueDate: CalendarDay, paid: Decimal = 0) {

@@ -66,6 +66,17 @@ import Testing
         #expect(invoices.filter { $0.status == .draft }.allSatisfy { $0.identifier == nil })
     }
 
+    @Test func paidInvoicesArePaidInFullAndSomeSentOnesInPart() {
+        let invoices = DemoData.standard(today: today).invoices
+        for invoice in invoices where invoice.status == .paid {
+            #expect(invoice.payments.reduce(Decimal(0)) { $0 + $1.amount } == invoice.amount)
+        }
+        let partial = invoices.filter { $0.status == .sent && !$0.payments.isEmpty }
+        #expect(partial.count >= 20)
+        #expect(partial.allSatisfy { $0.payments.reduce(Decimal(0)) { $0 + $1.amount } < $0.amount })
+        #expect(invoices.filter { $0.status == .draft || $0.status == .cancelled }.allSatisfy { $0.payments.isEmpty })
+    }
+
     @Test func theDataPassesTheModelsOwnValidationWhenSeeded() async throws {
         let stack = try makeStack()
         let seeded = try await stack.seedDemoDataIfEmpty(.standard(today: today))

@@ -26,6 +26,8 @@ public struct DemoData: Sendable {
         public let fields: InvoiceFields
         /// One to four.
         public let lines: [LineFields]
+        /// A paid invoice's payment of its total; on some sent ones, a first half.
+        public let payments: [PaymentFields]
 
         public subscript<T>(dynamicMember keyPath: KeyPath<InvoiceFields, T>) -> T { fields[keyPath: keyPath] }
     }
@@ -105,6 +107,12 @@ public struct DemoData: Sendable {
 
     // MARK: Invoices
 
+    /// An invoice being generated.
+    private struct Draft {
+        var clientIndex: Int, lines: [LineFields], currency: String, status: InvoiceStatus
+        var issue: CalendarDay, due: CalendarDay, notes: String?
+    }
+
     private static func makeInvoices(_ count: Int, clients: [ClientRecord], today: CalendarDay,
                                      using random: inout SeededGenerator) -> [InvoiceRecord] {
         // Some clients are much busier than others.
@@ -112,10 +120,6 @@ public struct DemoData: Sendable {
         let totalWeight = weights.reduce(0, +)
         let homeCurrency = Dictionary(uniqueKeysWithValues: DemoDataCatalog.countries.map { ($0.name, $0.currency) })
 
-        struct Draft {
-            var clientIndex: Int, lines: [LineFields], currency: String, status: InvoiceStatus
-            var issue: CalendarDay, due: CalendarDay, notes: String?
-        }
         var drafts: [Draft] = []
         drafts.reserveCapacity(count)
         for n in 0..<count {
@@ -168,7 +172,26 @@ public struct DemoData: Sendable {
             return InvoiceRecord(clientIndex: d.clientIndex,
                                  fields: InvoiceFields(identifier: identifiers[i], amount: amount, currency: d.currency,
                                                        status: d.status, issueDate: d.issue, dueDate: d.due, notes: d.notes),
-                                 lines: d.lines)
+                                 lines: d.lines, payments: payments(of: d, index: i, amount: amount, today: today))
+        }
+    }
+
+    /// A paid invoice's payment of its total, some days after it was issued; on one sent
+    /// invoice in five, a first half. From the index alone, so the rest of the data stays as
+    /// the seed makes it.
+    private static func payments(of draft: Draft, index: Int, amount: Decimal, today: CalendarDay) -> [PaymentFields] {
+        let methods = ["Bank transfer", "Card", "Bank transfer", "PayPal"]
+        let day = min(draft.issue.adding(days: 3 + index % 25), today)
+        switch draft.status {
+        case .paid where amount > 0:
+            return [PaymentFields(date: day, amount: amount, method: methods[index % methods.count])]
+        case .sent where index % 5 == 0 && amount >= 10:
+            guard let currency = Currency.named(draft.currency) else { return [] }
+            let half = currency.rounded(amount / 2)
+            return half < amount ? [PaymentFields(date: day, amount: half, method: methods[index % methods.count],
+                                                  note: "First half")] : []
+        default:
+            return []
         }
     }
 

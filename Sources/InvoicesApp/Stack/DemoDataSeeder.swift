@@ -25,15 +25,17 @@ extension DemoData {
             for record in data.invoices {
                 let invoice = Invoice(context: context)
                 invoice.assign(record.fields)
-                invoice.replaceLines(with: record.lines)
                 invoice.client = clients[record.clientIndex]
+                invoice.replaceLines(with: record.lines)
+                invoice.addPayments(record.payments)
                 invoices.append(invoice)
             }
             // The years' sequences start after the demo's numbers.
             _ = try InvoiceNumbering().assignNumbers(in: context)
             try context.save()
             let lines = invoices.flatMap { $0.lines.map(\.objectID) }
-            return SavedChanges(inserted: Set(clients.map(\.objectID) + invoices.map(\.objectID) + lines))
+            let payments = invoices.flatMap { $0.payments.map(\.objectID) }
+            return SavedChanges(inserted: Set(clients.map(\.objectID) + invoices.map(\.objectID) + lines + payments))
         }
     }
 }

@@ -80,3 +80,33 @@ import Testing
         #expect(error.line == 3 && error.reason.contains("never closed"))
     }
 }
+
+/// The piece-by-piece reader gives what the whole-document parser gives, wherever the pieces
+/// are cut: inside a quoted field, between CR and LF, inside a UTF-8 character.
+@Suite struct CSVStreamTests {
+    private static let document = "\u{FEFF}h1,h2\r\n\"two\r\nlines\",x\r\n\r\nMüller,東京\n\"say \"\"hi\"\"\",\"a,b\"\nbad\"quote,1\nlast,y"
+
+    private static func streamed(_ text: String, pieceSize: Int) throws -> [CSVRow] {
+        var stream = CSVStream(.bytes(Data(text.utf8)), pieceSize: pieceSize)
+        var rows: [CSVRow] = []
+        while let piece = try stream.next() { rows += piece }
+        return rows
+    }
+
+    @Test(arguments: [1, 2, 3, 5, 7, 11, 64, 1 << 20])
+    func everyCutGivesTheSameRecordsAndLines(pieceSize: Int) throws {
+        #expect(try Self.streamed(Self.document, pieceSize: pieceSize) == CSVParser.parse(Self.document))
+    }
+
+    @Test func aQuotedFieldNeverClosedIsMalformedFromItsLine() throws {
+        let text = "a,b\nok,1\n\"open,2\nmore\n"
+        #expect(try Self.streamed(text, pieceSize: 4) == CSVParser.parse(text))
+    }
+
+    @Test func bytesThatAreNotUTF8AreRefusedWithTheirLine() {
+        var bytes = Array("a,b\nok,1\n".utf8)
+        bytes += [0xFF, 0x2C, 0x31, 0x0A]
+        var stream = CSVStream(.bytes(Data(bytes)), pieceSize: 3)
+        #expect(throws: ImportError.notUTF8(line: 3)) { while try stream.next() != nil {} }
+    }
+}

@@ -1,5 +1,8 @@
 /// The state of one pass of ``CSVParser`` over a document's bytes: where it is, which line,
 /// and the record being read. One method per part of the grammar.
+///
+/// It also reads a document piece by piece (``CSVStream``): ``scan(final:)`` over bytes
+/// that may end inside a record stops before that record, and says how many bytes it used.
 struct CSVScanner: ~Copyable {
     private static let quote = UInt8(ascii: "\""), comma = UInt8(ascii: ","),
                         cr = UInt8(ascii: "\r"), lf = UInt8(ascii: "\n")
@@ -13,16 +16,42 @@ struct CSVScanner: ~Copyable {
     private var field: [UInt8] = []
     private(set) var rows: [CSVRow] = []
 
-    init(_ bytes: UnsafeBufferPointer<UInt8>) { self.bytes = bytes }
+    init(_ bytes: UnsafeBufferPointer<UInt8>, firstLine: Int = 1) {
+        self.bytes = bytes
+        line = firstLine
+        recordLine = firstLine
+    }
+
+    /// The line the next record starts on.
+    var nextLine: Int { line }
 
     private var atEnd: Bool { i >= bytes.count }
 
     /// Reads every record.
     mutating func scanAll() {
+        _ = scan(final: true)
+    }
+
+    /// Reads the records the bytes hold. Unless `final`, a record the bytes end inside is
+    /// left for the next piece: nothing of it is kept, and the count stops before it.
+    /// - Returns: how many bytes the records read used.
+    mutating func scan(final: Bool) -> Int {
         while !atEnd {
             recordLine = line
-            guard scanRecord() else { return }
+            let start = i, rowCount = rows.count
+            let complete = scanRecord()
+            // Ended by the end of the bytes: the record may go on in the next piece.
+            if !final && atEnd && (!complete || (i > 0 && bytes[i - 1] != Self.lf && bytes[i - 1] != Self.cr)) {
+                i = start
+                line = recordLine
+                rows.removeSubrange(rowCount...)
+                fields.removeAll()
+                field.removeAll()
+                return start
+            }
+            guard complete else { return i }
         }
+        return i
     }
 
     /// What reading a field ended on.

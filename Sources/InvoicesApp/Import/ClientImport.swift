@@ -14,33 +14,38 @@ struct ClientImport {
              didSaveBatch: (@Sendable (SavedChanges) async -> Void)?) async throws(ImportError) -> ImportReport {
         var report = report
         report.isClientFile = true
-        var rows: [(line: Int, name: String?, details: ClientDetails)] = []
-        for record in file.records {
-            switch record {
-            case .malformed(let syntax):
-                report.skipped.append(.init(line: syntax.line, reasons: [ImportFile.sentence(syntax.reason)]))
-            case .record(let record):
-                var reader = InvoiceCSVCellReader(record: record, header: file.header)
-                guard record.fields.count == file.header.fieldCount, let client = reader.client(), reader.reasons.isEmpty else {
-                    report.skipped.append(.init(line: record.line, reasons: reader.reasons.isEmpty
-                        ? ["The row has \(record.fields.count) fields, the header \(file.header.fieldCount)."] : reader.reasons))
-                    continue
-                }
-                rows.append((record.line, client.name, client.details))
-            }
-        }
         var directory = try await ClientDirectory.load(from: context, logger: logger)
-        var start = 0
-        while start < rows.count {
-            let batch = Array(rows[start..<min(rows.count, start + batchSize)])
-            start += batch.count
-            let outcome = try await save(batch, into: context, directory: directory, importedBefore: report.createdClients.count)
-            directory = outcome.directory
-            report.matchedClients += outcome.matched
-            report.createdClients += outcome.created
-            report.skipped += outcome.skipped
-            if !outcome.changes.isEmpty { await didSaveBatch?(outcome.changes) }
-            progress?(ImportProgress(processedRows: start, totalRows: report.totalRows, importedInvoices: 0))
+        var records = try file.records()
+        var handled = 0
+        while let pieces = try records.next() {
+            var rows: [(line: Int, name: String?, details: ClientDetails)] = []
+            for record in pieces {
+                switch record {
+                case .malformed(let syntax):
+                    report.skipped.append(.init(line: syntax.line, reasons: [ImportFile.sentence(syntax.reason)]))
+                case .record(let record):
+                    var reader = InvoiceCSVCellReader(record: record, header: file.header)
+                    guard record.fields.count == file.header.fieldCount, let client = reader.client(), reader.reasons.isEmpty else {
+                        report.skipped.append(.init(line: record.line, reasons: reader.reasons.isEmpty
+                            ? ["The row has \(record.fields.count) fields, the header \(file.header.fieldCount)."] : reader.reasons))
+                        continue
+                    }
+                    rows.append((record.line, client.name, client.details))
+                }
+            }
+            handled += pieces.count
+            var start = 0
+            while start < rows.count {
+                let batch = Array(rows[start..<min(rows.count, start + batchSize)])
+                start += batch.count
+                let outcome = try await save(batch, into: context, directory: directory, importedBefore: report.createdClients.count)
+                directory = outcome.directory
+                report.matchedClients += outcome.matched
+                report.createdClients += outcome.created
+                report.skipped += outcome.skipped
+                if !outcome.changes.isEmpty { await didSaveBatch?(outcome.changes) }
+            }
+            progress?(ImportProgress(processedRows: handled, totalRows: report.totalRows, importedInvoices: 0))
         }
         report.skipped.sort { $0.line < $1.line }
         return report

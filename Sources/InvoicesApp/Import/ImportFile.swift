@@ -1,57 +1,57 @@
 import Foundation
 
-/// A CSV file to import, parsed: its header and its records, read into rows.
+/// A CSV file to import: its header, how many records follow it, and the records again,
+/// piece by piece (``Records``), so the file is never held whole.
 struct ImportFile: Sendable {
+    let source: ImportSource
     let header: InvoiceCSVHeader
-    /// The data records (after the header), malformed ones included.
-    let records: [CSVRow]
+    /// The data records after the header, malformed ones included.
+    let recordCount: Int
 
-    var recordCount: Int { records.count }
-
-    /// Parses `data`.
-    /// - Throws: ``ImportError`` when the file is not UTF-8, is empty, or its header is
-    ///   malformed or lacks a required column.
-    init(_ data: Data) throws(ImportError) {
-        let parsed: [CSVRow]
-        do { parsed = try CSVParser.parse(data) } catch { throw .notUTF8(line: Self.line(of: error)) }
-        guard let first = parsed.first else { throw .empty }
-        guard case .record(let headerRecord) = first else {
-            if case .malformed(let syntax) = first { throw .malformedHeader(syntax) }
-            throw .empty
-        }
-        header = try InvoiceCSVHeader(headerRecord)
-        records = Array(parsed.dropFirst())
-    }
-
-    /// The invoices of the file, and the rows (or whole invoices) that cannot be imported.
-    func invoices() -> (invoices: [ImportedInvoice], skipped: [ImportReport.SkippedRow]) {
-        var rows: [InvoiceCSVRow] = []
-        rows.reserveCapacity(records.count)
-        var skipped: [ImportReport.SkippedRow] = []
-        var keysOfUnreadable: [Int: String] = [:]
-        for record in records {
-            switch record {
-            case .malformed(let syntax):
-                skipped.append(.init(line: syntax.line, reasons: [Self.sentence(syntax.reason)]))
-            case .record(let record):
-                switch InvoiceCSVRow.read(record, header: header) {
-                case .success(let row): rows.append(row)
-                case .failure(let failure):
-                    skipped.append(failure)
-                    let key = FieldInput.optionalText(header.value(.invoice, in: record))
-                        ?? FieldInput.optionalText(header.value(.identifier, in: record))
-                    if let key, header.value(.record, in: record).flatMap(FieldInput.optionalText) != nil {
-                        keysOfUnreadable[record.line] = key
-                    }
+    /// Reads the file once: its header, and the records counted (which also checks that it
+    /// is all UTF-8 before anything is imported).
+    /// - Throws: ``ImportError`` when the file cannot be read, is not UTF-8, is empty, or its
+    ///   header is malformed or lacks a required column.
+    init(_ source: ImportSource) throws(ImportError) {
+        var stream = try source.stream()
+        var header: InvoiceCSVHeader?
+        var count = 0
+        while let rows = try stream.next() {
+            for row in rows {
+                guard header == nil else { count += 1; continue }
+                switch row {
+                case .record(let record): header = try InvoiceCSVHeader(record)
+                case .malformed(let syntax): throw .malformedHeader(syntax)
                 }
             }
         }
-        let gathered = ImportedInvoice.gather(rows, unreadable: skipped, keysOfUnreadable: keysOfUnreadable)
-        return (gathered.invoices, skipped + gathered.skipped)
+        guard let header else { throw .empty }
+        self.source = source
+        self.header = header
+        self.recordCount = count
     }
 
-    private static func line(of error: CSVFileError) -> Int {
-        switch error { case .notUTF8(let line): return line }
+    /// The records after the header, piece by piece.
+    func records() throws(ImportError) -> Records {
+        Records(stream: try source.stream())
+    }
+
+    /// The data records of a file, a piece at a time (the header left out).
+    struct Records {
+        var stream: CSVStream
+        private var headerSkipped = false
+
+        init(stream: CSVStream) { self.stream = stream }
+
+        /// The next piece's records; nil at the end.
+        mutating func next() throws(ImportError) -> [CSVRow]? {
+            guard var rows = try stream.next() else { return nil }
+            if !headerSkipped, !rows.isEmpty {
+                rows.removeFirst()
+                headerSkipped = true
+            }
+            return rows
+        }
     }
 
     /// "a quote inside..." → "A quote inside...".

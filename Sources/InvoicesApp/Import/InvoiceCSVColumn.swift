@@ -14,8 +14,9 @@
 ///   ```
 /// - **One row per line item or payment**, what the export writes: `record` says which
 ///   (`line`, `payment`, or `invoice` for an invoice without lines), and `invoice` groups the
-///   rows of one invoice (its number, or `draft-N` for a draft). The invoice's own columns are
-///   repeated on each of its rows and read from the first; lines keep their order. `amount`
+///   rows of one invoice (its number, or `draft-N` for a draft); the rows of one invoice follow
+///   each other. The invoice's own columns are repeated on each of its rows and read from the
+///   first; lines keep their order. `amount`
 ///   may be left blank: the lines make the total (when given, it must equal their total).
 ///
 ///   ```

@@ -31,19 +31,30 @@ public struct InvoiceImporter: Sendable {
         self.logger = logger
     }
 
-    /// Parses `data` and imports it into `context`.
+    /// Parses `data` and imports it into `context` (see ``run(_:into:progress:didSaveBatch:)``).
+    @discardableResult
+    public func run(csv data: Data, into context: ManagedObjectContext,
+                    progress: (@Sendable (ImportProgress) -> Void)? = nil,
+                    didSaveBatch: (@Sendable (SavedChanges) async -> Void)? = nil) async throws(ImportError) -> ImportReport {
+        try await run(.bytes(data), into: context, progress: progress, didSaveBatch: didSaveBatch)
+    }
+
+    /// Reads the CSV of `source` and imports it into `context`, a batch at a time: the file
+    /// is read twice (counted and checked first, then imported) a piece at a time, so memory
+    /// holds a batch, not the file.
     ///
     /// - Parameters:
     ///   - progress: called after each batch (on some task; keep it short).
     ///   - didSaveBatch: called with each batch's saved IDs, before the next batch starts:
     ///     where the server merges them into its other contexts.
-    /// - Throws: ``ImportError`` when the file as a whole cannot be imported (not UTF-8, no
-    ///   header, columns missing) or the store refuses a save for a reason no row explains.
+    /// - Throws: ``ImportError`` when the file as a whole cannot be imported (unreadable, not
+    ///   UTF-8, no header, columns missing) or the store refuses a save for a reason no row
+    ///   explains.
     @discardableResult
-    public func run(csv data: Data, into context: ManagedObjectContext,
+    public func run(_ source: ImportSource, into context: ManagedObjectContext,
                     progress: (@Sendable (ImportProgress) -> Void)? = nil,
                     didSaveBatch: (@Sendable (SavedChanges) async -> Void)? = nil) async throws(ImportError) -> ImportReport {
-        let file = try ImportFile(data)
+        let file = try ImportFile(source)
         var report = ImportReport()
         report.ignoredColumns = file.header.ignored
         report.totalRows = file.recordCount
@@ -51,40 +62,70 @@ public struct InvoiceImporter: Sendable {
             return try await ClientImport(batchSize: batchSize, logger: logger)
                 .run(file, into: context, report: report, progress: progress, didSaveBatch: didSaveBatch)
         }
-        let (invoices, unreadable) = file.invoices()
-        report.skipped = unreadable
-        report.totalInvoices = invoices.count + unreadable.count
-        let alreadyHandled = file.recordCount - invoices.reduce(0) { $0 + $1.rowCount }
-        progress?(ImportProgress(processedRows: alreadyHandled, totalRows: report.totalRows, importedInvoices: 0))
-
-        var state = BatchState(directory: try await ClientDirectory.load(from: context, logger: logger))
-        var processed = alreadyHandled
-        var matched = Set<ObjectID>()
-        var start = 0
-        while start < invoices.count {
-            let batch = Array(invoices[start..<min(invoices.count, start + batchSize)])
-            start += batch.count
-            let input = state, logger = logger, numbering = numbering
-            let importedSoFar = report.importedInvoices
-            let outcome = try await context.perform { () throws(ImportError) -> BatchOutcome in
-                var batchImport = BatchImport(context: context, state: input, numbering: numbering, logger: logger)
-                return try batchImport.run(batch, importedBefore: importedSoFar)
+        var run = ImportRun(context: context, numbering: numbering, logger: logger,
+                            directory: try await ClientDirectory.load(from: context, logger: logger))
+        var gatherer = InvoiceGatherer(header: file.header)
+        var records = try file.records()
+        var atEnd = false
+        var reported = 0
+        progress?(ImportProgress(processedRows: 0, totalRows: report.totalRows, importedInvoices: 0))
+        while !atEnd {
+            if let rows = try records.next() {
+                for row in rows { gatherer.add(row) }
+            } else {
+                gatherer.finish()
+                atEnd = true
             }
-            state = outcome.state
-            report.importedInvoices += outcome.imported
-            report.skipped += outcome.skipped
-            report.createdClients += outcome.createdClients
-            matched.formUnion(outcome.matchedClients)
-            processed += batch.reduce(0) { $0 + $1.rowCount }
-            if !outcome.changes.isEmpty { await didSaveBatch?(outcome.changes) }
-            progress?(ImportProgress(processedRows: processed, totalRows: report.totalRows,
+            report.skipped += gatherer.takeSkipped()
+            while gatherer.ready.count >= batchSize || (atEnd && !gatherer.ready.isEmpty) {
+                try await run.save(gatherer.take(batchSize), into: &report, didSaveBatch: didSaveBatch)
+                reported = atEnd && gatherer.ready.isEmpty ? report.totalRows : gatherer.handledRows
+                progress?(ImportProgress(processedRows: reported, totalRows: report.totalRows,
+                                         importedInvoices: report.importedInvoices))
+            }
+        }
+        report.totalInvoices = gatherer.invoiceCount
+        report.matchedClients = run.matched.count
+        report.skipped.sort { $0.line < $1.line }
+        if reported < report.totalRows {
+            progress?(ImportProgress(processedRows: report.totalRows, totalRows: report.totalRows,
                                      importedInvoices: report.importedInvoices))
         }
-        report.matchedClients = matched.count
-        report.skipped.sort { $0.line < $1.line }
         return report
     }
+}
 
+/// What an import carries from one batch to the next: values only.
+private struct ImportRun {
+    let context: ManagedObjectContext
+    let numbering: InvoiceNumbering
+    let logger: Logger
+    var state: BatchState
+    var matched = Set<ObjectID>()
+
+    init(context: ManagedObjectContext, numbering: InvoiceNumbering, logger: Logger, directory: ClientDirectory) {
+        self.context = context
+        self.numbering = numbering
+        self.logger = logger
+        state = BatchState(directory: directory)
+    }
+
+    /// Imports one batch in one block of the context, and adds what it did to `report`.
+    mutating func save(_ batch: [ImportedInvoice], into report: inout ImportReport,
+                       didSaveBatch: (@Sendable (SavedChanges) async -> Void)?) async throws(ImportError) {
+        let input = state, logger = logger, numbering = numbering, context = context
+        let importedSoFar = report.importedInvoices
+        let outcome = try await context.perform { () throws(ImportError) -> BatchOutcome in
+            var batchImport = BatchImport(context: context, state: input, numbering: numbering, logger: logger)
+            return try batchImport.run(batch, importedBefore: importedSoFar)
+        }
+        state = outcome.state
+        report.importedInvoices += outcome.imported
+        report.skipped += outcome.skipped
+        report.createdClients += outcome.createdClients
+        matched.formUnion(outcome.matchedClients)
+        if !outcome.changes.isEmpty { await didSaveBatch?(outcome.changes) }
+    }
 }
 
 /// What one batch hands to the next: values only.

@@ -14,10 +14,17 @@ extension InvoicesStack {
     @discardableResult
     public func importCSV(_ data: Data, batchSize: Int = 1_000, author: String = "import", name: String = "import",
                           progress: (@Sendable (ImportProgress) -> Void)? = nil) async throws(ImportError) -> ImportReport {
+        try await importCSV(.bytes(data), batchSize: batchSize, author: author, name: name, progress: progress)
+    }
+
+    /// Imports the CSV of `source`, a file read a piece at a time or bytes in memory.
+    @discardableResult
+    public func importCSV(_ source: ImportSource, batchSize: Int = 1_000, author: String = "import", name: String = "import",
+                          progress: (@Sendable (ImportProgress) -> Void)? = nil) async throws(ImportError) -> ImportReport {
         let context = newImportContext(name: name)
         context.transactionAuthor = author
         return try await InvoiceImporter(batchSize: batchSize, numbering: numbering, logger: logger).run(
-            csv: data, into: context, progress: progress,
+            source, into: context, progress: progress,
             didSaveBatch: { [self] changes in await mergeImportSave(changes) })
     }
 
@@ -25,14 +32,7 @@ extension InvoicesStack {
     @discardableResult
     public func importCSV(contentsOf url: URL, batchSize: Int = 1_000, author: String = "import",
                           progress: (@Sendable (ImportProgress) -> Void)? = nil) async throws(ImportError) -> ImportReport {
-        let data: Data
-        do {
-            data = try Data(contentsOf: url)
-        } catch {
-            let reason = (error as NSError).localizedFailureReason ?? error.localizedDescription
-            throw .unreadable(path: url.path, reason: reason)
-        }
-        return try await importCSV(data, batchSize: batchSize, author: author, name: "import: \(url.lastPathComponent)",
-                                   progress: progress)
+        try await importCSV(.file(url), batchSize: batchSize, author: author, name: "import: \(url.lastPathComponent)",
+                            progress: progress)
     }
 }

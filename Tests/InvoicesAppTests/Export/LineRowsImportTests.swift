@@ -29,9 +29,9 @@ import Testing
     @Test func rowsOfOneInvoiceAreGatheredInOrderWithItsPayments() async throws {
         let (stack, report) = try await Self.importing([
             "A,line,INV-A,sent,EUR,2026-01-05,,Acme,Design,2,100,19,,",
-            "B,line,INV-B,sent,EUR,2026-01-06,,Acme,Only line,1,10,0,,",
             "A,payment,INV-A,sent,EUR,2026-01-05,,Acme,,,,,2026-01-20,238",
             "A,line,INV-A,sent,EUR,2026-01-05,,Acme,Hosting,1,0.5,0,,",
+            "B,line,INV-B,sent,EUR,2026-01-06,,Acme,Only line,1,10,0,,",
         ])
         #expect(report.importedInvoices == 2 && report.skipped.isEmpty, "\(report.lines)")
         #expect(report.summary.hasPrefix("Imported 2 of 2 invoices (4 rows)."))
@@ -39,6 +39,16 @@ import Testing
         // 238 of 238.50 paid: still sent, partially paid
         #expect(found["INV-A"] == ["Design 2×100", "Hosting 1×0.5", "total 238.5", "paid 238", "sent"])
         #expect(found["INV-B"] == ["Only line 1×10", "total 10", "paid 0", "sent"])
+    }
+
+    @Test func rowsOfOneInvoiceFollowEachOther() async throws {
+        let (stack, report) = try await Self.importing([
+            "A,line,INV-A,sent,EUR,2026-01-05,,Acme,Design,1,100,0,,",
+            "B,line,INV-B,sent,EUR,2026-01-06,,Acme,Only line,1,10,0,,",
+            "A,line,INV-A,sent,EUR,2026-01-05,,Acme,Hosting,1,5,0,,",
+        ])
+        #expect(report.skipped == [.init(line: 4, reasons: ["Identifier INV-A is already used on line 2."])])
+        #expect(try await Self.lines(in: stack)["INV-A"]?.first == "Design 1×100")
     }
 
     @Test func anInvoiceWithAnUnreadableRowIsLeftOutWholeAndTheOthersImported() async throws {

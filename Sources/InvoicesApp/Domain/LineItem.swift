@@ -55,7 +55,9 @@ public final class LineItem: ManagedObject {
 
     /// The rule for a line's tax, from its rounded net.
     public static func tax(net: Decimal, rate: Decimal, currency: String?) -> Decimal {
-        rounded(net * rate / 100, in: currency)
+        // A hundredth by the exponent: exact, and far cheaper than Decimal's division.
+        let product = net * rate
+        return rounded(Decimal(sign: product.sign, exponent: -2, significand: product.magnitude), in: currency)
     }
 
     private static func rounded(_ amount: Decimal, in code: String?) -> Decimal {

@@ -117,7 +117,11 @@ private struct ImportRun {
         let importedSoFar = report.importedInvoices
         let outcome = try await context.perform { () throws(ImportError) -> BatchOutcome in
             var batchImport = BatchImport(context: context, state: input, numbering: numbering, logger: logger)
-            return try batchImport.run(batch, importedBefore: importedSoFar)
+            let outcome = try batchImport.run(batch, importedBefore: importedSoFar)
+            // The next batch needs values only (IDs, names): the objects go, so memory holds
+            // one batch whatever the file's size.
+            context.reset()
+            return outcome
         }
         state = outcome.state
         report.importedInvoices += outcome.imported

@@ -14,14 +14,25 @@ import Synchronization
 ///   answered after a save can never read the generation from before it.
 /// - `store` is SQLite's `data_version` (``StoreVersion``): commits by other processes, which
 ///   this process hears of only through the file.
+/// - `merged` counts the merges of other processes' commits into main and the writer (the
+///   history consumer refreshing objects they changed). Like `store`, it is news from
+///   elsewhere: a page may be served for a moment while it renders again (``PageCache``),
+///   so an import in another process does not make every reader wait for the main queue.
 ///
 /// A reader takes the generation *before* reading the data: the data is then at least as new
 /// as the generation it is filed under (newer at worst, never older).
 public struct Generation: Sendable, Hashable, CustomStringConvertible {
     public let local: UInt64
     public let store: Int64
+    public let merged: UInt64
 
-    public var description: String { "\(local).\(store)" }
+    public init(local: UInt64, store: Int64, merged: UInt64 = 0) {
+        self.local = local
+        self.store = store
+        self.merged = merged
+    }
+
+    public var description: String { "\(local).\(store).\(merged)" }
 }
 
 /// Counts the changes that make up ``Generation``.
@@ -30,6 +41,7 @@ public struct Generation: Sendable, Hashable, CustomStringConvertible {
 /// mutex (to remove the observers at deinit).
 final class DataGeneration: Sendable {
     private let local = Atomic<UInt64>(0)
+    private let merged = Atomic<UInt64>(0)
     private let store: StoreVersion?
     /// A file whose commits cannot be watched (its second connection would not open): then
     /// every generation is new, and no page is ever served again.
@@ -53,7 +65,12 @@ final class DataGeneration: Sendable {
         // only the contexts pages read through, and the roots that write the file, count.
         let counts: @Sendable (Notification) -> Void = { [weak self] notification in
             guard let self, let context = notification.object as? ManagedObjectContext else { return }
-            if context === main || context === writer
+            // A merge refreshes objects changed elsewhere; this process's own changes and
+            // saves post inserted/updated/deleted (and every save here also bumps `local`).
+            if (context === main || context === writer),
+               notification.userInfo?[ManagedObjectContext.ChangeKey.refreshed.rawValue] != nil {
+                merged.add(1, ordering: .acquiringAndReleasing)
+            } else if context === main || context === writer
                 || (context.parent == nil && context.persistentStoreCoordinator === coordinator) {
                 bump()
             }
@@ -74,7 +91,8 @@ final class DataGeneration: Sendable {
         if blind { bump() }
         // Local first: a change counted after this load shows in a later generation anyway.
         let local = local.load(ordering: .acquiring)
-        return Generation(local: local, store: store?.current ?? 0)
+        let merged = merged.load(ordering: .acquiring)
+        return Generation(local: local, store: store?.current ?? 0, merged: merged)
     }
 
     /// Counts a change that posts no notification (a merge of inserted objects only).

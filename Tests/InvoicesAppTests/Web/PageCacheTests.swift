@@ -65,6 +65,30 @@ import Testing
         #expect(cache.page(for: "/clients", generation: savedHere) == nil)
     }
 
+    @Test func aMergeOfAnotherProcessesCommitServesTheKeptPageWhileItRendersAgain() async throws {
+        let cache = PageCache<String>(maximumStaleness: .seconds(600))
+        _ = try await cache.page(for: "/invoices", generation: first) { page("v1") }
+        // The history consumer refreshed objects in main: news from elsewhere, like `store`.
+        let merged = Generation(local: 1, store: 10, merged: 1)
+        let gate = Gate()
+        let served = try await cache.page(for: "/invoices", generation: merged) {
+            await gate.wait()
+            return page("v2")
+        }
+        #expect(served.body == Array("v1".utf8))
+        gate.open()
+        // A change made here is never served stale.
+        let gateHere = Gate()
+        let afterSave = Task {
+            try await cache.page(for: "/invoices", generation: Generation(local: 2, store: 10, merged: 1)) {
+                await gateHere.wait()
+                return page("v3")
+            }
+        }
+        gateHere.open()
+        #expect(try await afterSave.value.body == Array("v3".utf8))
+    }
+
     @Test func anotherProcessesCommitServesTheKeptPageWhileItRendersAgain() async throws {
         // A bound no loaded machine reaches: past it, the request would wait for the gated
         // rendering that only this test opens.

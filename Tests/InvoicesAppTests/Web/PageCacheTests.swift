@@ -123,15 +123,25 @@ import Testing
         #expect(served.body == Array("v2".utf8))
     }
 
-    @Test func aPageStaleForLongerThanTheBoundWaitsForItsRendering() async throws {
+    @Test func aPageBehindForLongerThanTheBoundWaitsForItsRendering() async throws {
         let clock = ManualClock()
         let cache = PageCache<String>(maximumStaleness: .milliseconds(30), timekeeper: Timekeeper(clock))
         _ = try await cache.page(for: "/clients", generation: first) { page("v1") }
-        clock.advance(by: .milliseconds(29))
+        clock.advance(by: .seconds(5))      // read long ago: what counts is when it fell behind
         #expect(cache.page(for: "/clients", generation: otherProcessCommitted) == nil)   // no rendering runs yet
+        let gate = Gate()
+        let stale = try await cache.page(for: "/clients", generation: otherProcessCommitted) {
+            await gate.wait()
+            return page("v2")
+        }
+        #expect(stale.body == Array("v1".utf8))
+        clock.advance(by: .milliseconds(29))
+        #expect(cache.page(for: "/clients", generation: otherProcessCommitted)?.body == Array("v1".utf8))
         clock.advance(by: .milliseconds(2))
-        let served = try await cache.page(for: "/clients", generation: otherProcessCommitted) { page("v2") }
-        #expect(served.body == Array("v2".utf8))
+        #expect(cache.page(for: "/clients", generation: otherProcessCommitted) == nil)
+        let waiting = Task { try await cache.page(for: "/clients", generation: otherProcessCommitted) { page("v3") } }
+        gate.open()
+        #expect(try await waiting.value.body == Array("v2".utf8))
     }
 
     @Test func onlyPagesAnswered200AreKept() async throws {

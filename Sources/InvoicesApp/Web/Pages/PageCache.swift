@@ -31,12 +31,12 @@ struct CachedPage: Sendable {
 ///
 /// A page is served from here while the generation it was rendered under is the current one.
 /// A change made in this process (a save, a delete, a merge: ``Generation/local``) makes every
-/// page render again before it is served. A commit by another process (only
-/// ``Generation/store`` moved) is allowed ``maximumStaleness``: a page whose data was read less
-/// than that long ago is served while its new rendering runs, so an import in another process,
-/// committing every fraction of a second, does not make readers wait for the main queue; its
-/// rows still show within that bound, the second the issue allows (in practice within one
-/// rendering: the first request after the commit starts it).
+/// page render again before it is served. A commit by another process (``Generation/store``
+/// or ``Generation/merged`` moved) is allowed ``maximumStaleness``, counted from the first
+/// request that found the page behind: until then the kept page is served while its new
+/// rendering runs, so an import in another process, committing every fraction of a second,
+/// does not make readers wait for the main queue; its rows still show within that bound (in
+/// practice within one rendering: the first request after the commit starts it).
 ///
 /// Requests for a page that must be rendered wait for one rendering per key and generation
 /// (a flight) instead of each reading the main context again: under load the main queue
@@ -53,6 +53,9 @@ final class PageCache<Key: Hashable & Sendable>: Sendable {
         let page: CachedPage
         /// When the rendering began (on the cache's timekeeper): its data is at least as new.
         let readAt: Duration
+        /// When a request first found it behind another process's commits: the oldest change
+        /// it misses is no older.
+        var behindSince: Duration?
         var lastUse: UInt64
     }
 
@@ -119,8 +122,13 @@ final class PageCache<Key: Hashable & Sendable>: Sendable {
         let now = timekeeper.now()
         let flight = Flight(key: key, generation: generation)
         let found = state.withLock { state -> Found in
-            let entry = state.entries[key]
-            if let entry, entry.generation == generation { return .kept(use(key, entry, stale: false, in: &state)) }
+            var entry = state.entries[key]
+            if let kept = entry, kept.generation == generation { return .kept(use(key, kept, stale: false, in: &state)) }
+            if var kept = entry, kept.behindSince == nil, kept.generation.local == generation.local {
+                kept.behindSince = now
+                state.entries[key] = kept
+                entry = kept
+            }
             let task: Task<CachedPage, any Error>
             if let running = state.flights[flight] {
                 task = running
@@ -163,9 +171,9 @@ final class PageCache<Key: Hashable & Sendable>: Sendable {
     }
 
     /// Whether `entry` may be served at `generation` while the page renders again: only
-    /// another process's commits are missing from it, and for less than ``maximumStaleness``.
+    /// another process's commits are missing from it, found less than ``maximumStaleness`` ago.
     private func servesWhileRendering(_ entry: Entry, at generation: Generation, now: Duration) -> Bool {
-        entry.generation.local == generation.local && now - entry.readAt < maximumStaleness
+        entry.generation.local == generation.local && now - (entry.behindSince ?? now) < maximumStaleness
     }
 
     private func use(_ key: Key, _ entry: Entry, stale: Bool, in state: inout State) -> CachedPage {

@@ -3,23 +3,28 @@ import ObjectGraph
 import Testing
 @testable import InvoicesApp
 
+/// Generated once for the suite: each generation is seconds of work in a debug build, and
+/// the tests run on the few threads every other asynchronous test needs too.
+private let standardData = DemoData.standard(today: today)
+
 @Suite struct DemoDataTests {
     @Test func theStandardDataHas200ClientsAnd2000Invoices() {
-        let data = DemoData.standard(today: today)
+        let data = standardData
         #expect(data.clients.count == 200)
         #expect(data.invoices.count == 2_000)
         #expect(Set(data.invoices.map(\.clientIndex)).count == 200)
     }
 
     @Test func theSameSeedGivesTheSameData() {
-        #expect(DemoData.standard(today: today).clients == DemoData.standard(today: today).clients)
-        #expect(DemoData.standard(today: today).invoices == DemoData.standard(today: today).invoices)
+        let again = DemoData.standard(today: today)
+        #expect(again.clients == standardData.clients)
+        #expect(again.invoices == standardData.invoices)
         #expect(DemoData(seed: 1, clientCount: 20, invoiceCount: 50, today: today).invoices
                 != DemoData(seed: 2, clientCount: 20, invoiceCount: 50, today: today).invoices)
     }
 
     @Test func clientsLiveInSeveralCountriesWithUniqueValidEmails() {
-        let clients = DemoData.standard(today: today).clients
+        let clients = standardData.clients
         #expect(Set(clients.map(\.country)).count >= 6)
         let emails = clients.compactMap(\.email)
         #expect(emails.count > 150 && emails.count < 200)
@@ -30,7 +35,7 @@ import Testing
     }
 
     @Test func invoicesUseSeveralCurrenciesWithTheirMinorUnits() {
-        let invoices = DemoData.standard(today: today).invoices
+        let invoices = standardData.invoices
         let currencies = Set(invoices.map(\.currency))
         #expect(currencies.isSuperset(of: ["EUR", "USD", "JPY", "GBP", "CHF"]))
         for invoice in invoices {
@@ -42,7 +47,7 @@ import Testing
     }
 
     @Test func invoicesHaveOneToFourLinesThatAddUpToTheirAmount() {
-        let invoices = DemoData.standard(today: today).invoices
+        let invoices = standardData.invoices
         #expect(invoices.allSatisfy { (1...4).contains($0.lines.count) })
         #expect(Set(invoices.map(\.lines.count)) == [1, 2, 3, 4])
         for invoice in invoices {
@@ -54,7 +59,7 @@ import Testing
     }
 
     @Test func statusesAndDatesArePlausibleAndSomeInvoicesAreOverdue() {
-        let invoices = DemoData.standard(today: today).invoices
+        let invoices = standardData.invoices
         #expect(Set(invoices.map(\.status)) == Set(InvoiceStatus.allCases))
         #expect(invoices.allSatisfy { $0.dueDate >= $0.issueDate && $0.issueDate <= today })
         let overdue = invoices.filter { Invoice.isOverdue(status: $0.status, dueDay: $0.dueDate, today: today) }
@@ -67,7 +72,7 @@ import Testing
     }
 
     @Test func paidInvoicesArePaidInFullAndSomeSentOnesInPart() {
-        let invoices = DemoData.standard(today: today).invoices
+        let invoices = standardData.invoices
         for invoice in invoices where invoice.status == .paid {
             #expect(invoice.payments.reduce(Decimal(0)) { $0 + $1.amount } == invoice.amount)
         }
@@ -79,13 +84,13 @@ import Testing
 
     @Test func theDataPassesTheModelsOwnValidationWhenSeeded() async throws {
         let stack = try makeStack()
-        let seeded = try await stack.seedDemoDataIfEmpty(.standard(today: today))
+        let seeded = try await stack.seedDemoDataIfEmpty(standardData)
         #expect(seeded)
         let counts = try await stack.main.perform { () throws -> (Int, Int) in
             (try stack.main.count(for: FetchRequest<Client>()), try stack.main.count(for: FetchRequest<Invoice>()))
         }
         #expect(counts == (200, 2_000))
-        let data = DemoData.standard(today: today)
+        let data = standardData
         let lines = try await stack.main.perform { try stack.main.count(for: FetchRequest<LineItem>()) }
         #expect(lines == data.invoices.reduce(0) { $0 + $1.lines.count })
         let overdue = try await stack.invoicePage(InvoiceQuery(status: .overdue), today: today)
@@ -95,7 +100,7 @@ import Testing
     @Test func seedingLeavesADatabaseWithClientsAlone() async throws {
         let stack = try makeStack()
         try await insert(into: stack) { c in c.makeClient("Existing") }
-        #expect(try await stack.seedDemoDataIfEmpty(.standard(today: today)) == false)
+        #expect(try await stack.seedDemoDataIfEmpty(standardData) == false)
         let page = try await stack.clientPage(ClientQuery())
         #expect(page.items.map(\.name) == ["Existing"])
     }

@@ -188,7 +188,7 @@ extension ManagedObjectContext {
         let existing = registryLock.withLock { registry.isEmpty && aliases.isEmpty }
             ? nil : Dictionary(uniqueKeysWithValues: rows.compactMap { row in registeredObject(for: row.0).map { (row.0, $0) } })
         for (id, row) in rows {
-            guard let entity = model.entity(named: id.entityName) else { continue }
+            guard let entity = model.entity(of: id) else { continue }
             let object: ManagedObject
             if let pending = overlay.values[id] {
                 object = materialize(id, entity: entity, pendingValues: pending.values)

@@ -109,7 +109,7 @@ extension ManagedObjectContext {
         let snapshot: RowSnapshot?
         if let parent {
             snapshot = parent.snapshotForChild(id)
-        } else if let entity = model.entity(named: id.entityName) {
+        } else if let entity = model.entity(of: id) {
             snapshot = try? persistentStoreCoordinator.snapshot(for: id, entity: entity)
         } else {
             return nil

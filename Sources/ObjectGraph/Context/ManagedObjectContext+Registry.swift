@@ -13,7 +13,7 @@ extension ManagedObjectContext {
         if id.isTemporaryID && !ancestorsKnow(id) {
             throw ContextError.temporaryIDOutsideHierarchy(id)
         }
-        guard let entity = model.entity(named: id.entityName) else {
+        guard let entity = model.entity(of: id) else {
             throw ContextError.unknownEntity(id.entityName)
         }
         return makeFault(id, entity: entity)
@@ -192,7 +192,7 @@ extension ManagedObjectContext {
                 return RowSnapshot(values: object.values, version: object.rowVersion)
             }
             if let parent { return parent.snapshotForChild(id) }
-            guard let entity = model.entity(named: id.entityName) else { return nil }
+            guard let entity = model.entity(of: id) else { return nil }
             return try? persistentStoreCoordinator.snapshot(for: id, entity: entity)
         }
     }

@@ -17,6 +17,8 @@ public final class EntityDescription: Sendable, CustomStringConvertible {
     /// relationship names, in index order.
     public let indexes: [[String]]
 
+    /// The entity's number in ``ObjectID``s (see `InternTable`).
+    let code: UInt32
     let propertyIndexByName: [String: Int]
     let attributeIndices: [Int]
     let relationshipIndices: [Int]
@@ -38,6 +40,7 @@ public final class EntityDescription: Sendable, CustomStringConvertible {
     init(name: String, objectType: ManagedObject.Type, properties: [PropertyDescription],
          uniquenessIndices: [[Int]], indexes: [[Int]] = []) {
         self.name = name
+        self.code = name.isEmpty ? 0 : ObjectID.entityCode(for: name)
         self.objectType = objectType
         self.properties = properties
         var byName: [String: Int] = [:]

@@ -69,7 +69,7 @@ open class ManagedObject: Hashable, CustomStringConvertible {
             preconditionFailure("\(Self.self) is not an entity of this context's model; add it to ManagedObjectModel(entities:)")
         }
         self.entity = entity
-        self.objectID = ObjectID.makeTemporary(entityName: entity.name)
+        self.objectID = ObjectID.makeTemporary(entityCode: entity.code)
         self.lifecycle = .loaded
         self.managedObjectContext = context
         self.values = Self.normalizedDefaults(defaults, entity: entity)
@@ -84,7 +84,7 @@ open class ManagedObject: Hashable, CustomStringConvertible {
         case .prototype:
             // The model reads the declarations from the state and resets it.
             self.entity = ManagedObject.placeholderEntity
-            self.objectID = ObjectID(entityName: "", key: .temporary(UUID()))
+            self.objectID = ObjectID.makeTemporary(entityCode: 0)
             self.lifecycle = .prototype
         case let .fault(id, context, entity):
             state.reset()

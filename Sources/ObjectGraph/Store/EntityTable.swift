@@ -4,10 +4,12 @@ import Foundation
 struct EntityTable: Sendable {
     enum Column: Sendable {
         case attribute(AttributeType)
-        case toOne(destination: String)
+        /// The destination entity's number in ``ObjectID``s.
+        case toOne(destination: UInt32)
     }
 
     let entity: String
+    let entityCode: UInt32
     let table: String
     /// Properties stored as columns of this table, by property index, in SELECT order.
     let columns: [(index: Int, name: String, kind: Column)]
@@ -27,6 +29,7 @@ struct EntityTable: Sendable {
 
     init(entity: EntityDescription) {
         self.entity = entity.name
+        self.entityCode = entity.code
         self.table = SQLSchema.table(entity)
         self.propertyCount = entity.properties.count
         var columns: [(Int, String, Column)] = []
@@ -36,7 +39,9 @@ struct EntityTable: Sendable {
             case .attribute(let a): columns.append((i, SQLSchema.quote(a.name), .attribute(a.type)))
             case .relationship(let r):
                 if r.isToMany { toMany.append(i) }
-                else { columns.append((i, SQLSchema.quote(r.name), .toOne(destination: r.destinationEntityName))) }
+                else {
+                    columns.append((i, SQLSchema.quote(r.name), .toOne(destination: ObjectID.entityCode(for: r.destinationEntityName))))
+                }
             }
         }
         self.columns = columns
@@ -52,7 +57,7 @@ struct EntityTable: Sendable {
     }
 
     /// Reads a row selected with `selectList` (starting at `offset`) into a snapshot.
-    func snapshot(from statement: SQLiteStatement, store: UUID, offset: Int32 = 0) -> (ObjectID, RowSnapshot) {
+    func snapshot(from statement: SQLiteStatement, store: UInt32, offset: Int32 = 0) -> (ObjectID, RowSnapshot) {
         let pk = statement.int(at: offset)
         let version = statement.int(at: offset + 1)
         var values = [StoredValue](repeating: .unloaded, count: propertyCount)
@@ -65,13 +70,13 @@ struct EntityTable: Sendable {
                 if statement.isNull(at: column) {
                     values[index] = .null
                 } else {
-                    values[index] = .reference(ObjectID(entityName: destination,
-                                                        key: .permanent(store: store, primaryKey: statement.int(at: column))))
+                    values[index] = .reference(ObjectID(entityCode: destination, storeCode: store,
+                                                        value: statement.int(at: column)))
                 }
             }
             column += 1
         }
-        let id = ObjectID(entityName: entity, key: .permanent(store: store, primaryKey: pk))
+        let id = ObjectID(entityCode: entityCode, storeCode: store, value: pk)
         return (id, RowSnapshot(values: values, version: version))
     }
 }

@@ -88,7 +88,7 @@ extension RowCache {
         mutating func store(_ rows: [(ObjectID, RowSnapshot)]) {
             if prefetched.count + rows.count > prefetchLimit { prefetched.removeAll(keepingCapacity: true) }
             for (id, snapshot) in rows {
-                if let floor = floors[id] {
+                if !floors.isEmpty, let floor = floors[id] {
                     if snapshot.version < floor { continue }
                     floors[id] = nil
                 }
@@ -104,28 +104,29 @@ extension RowCache {
         }
 
         mutating func retain(_ id: ObjectID) {
-            if entries[id] != nil {
-                entries[id]?.references += 1
+            if let index = entries.index(forKey: id) {
+                entries.values[index].references += 1
             } else if let snapshot = prefetched.removeValue(forKey: id) {
                 entries[id] = Entry(snapshot: snapshot, references: 1)
             }
         }
 
         mutating func release(_ id: ObjectID) {
-            guard var entry = entries[id] else { return }
-            entry.references -= 1
-            if entry.references <= 0 { entries[id] = nil } else { entries[id] = entry }
+            guard let index = entries.index(forKey: id) else { return }
+            entries.values[index].references -= 1
+            if entries.values[index].references <= 0 { entries.remove(at: index) }
         }
 
         mutating func storeHeld(_ rows: [(ObjectID, RowSnapshot)]) {
+            entries.reserveCapacity(entries.count + rows.count)
             for (id, snapshot) in rows {
-                floors[id] = nil   // our own write: the newest version there is
-                if var entry = entries[id] {
-                    entry.snapshot = snapshot
-                    entry.references += 1
-                    entries[id] = entry
+                if !floors.isEmpty { floors[id] = nil }   // our own write: the newest version there is
+                let index = entries.index(forKey: id)
+                if let index {
+                    entries.values[index].snapshot = snapshot
+                    entries.values[index].references += 1
                 } else {
-                    prefetched[id] = nil
+                    if !prefetched.isEmpty { prefetched[id] = nil }
                     entries[id] = Entry(snapshot: snapshot, references: 1)
                 }
             }

@@ -7,9 +7,9 @@ extension ManagedObjectContext {
     public var hasChanges: Bool { !pending.isEmpty }
 
     /// Objects inserted since the last save.
-    public var insertedObjects: Set<ManagedObject> { Set(pending.inserted.values) }
+    public var insertedObjects: Set<ManagedObject> { Set(pending.orderedInserts) }
     /// Objects with changed properties since the last save (not inserted, not deleted).
-    public var updatedObjects: Set<ManagedObject> { Set(pending.changed.values.filter { $0.isUpdated }) }
+    public var updatedObjects: Set<ManagedObject> { Set(pending.changed.filter { $0.isUpdated }) }
     /// Objects to be deleted at the next save.
     public var deletedObjects: Set<ManagedObject> { Set(pending.deleted.values) }
 
@@ -206,12 +206,12 @@ extension ManagedObjectContext {
     /// inserted objects are forgotten, deleted ones are restored.
     public func rollback() {
         ConcurrencyDebug.checkIfEnabled(self, "rollback()")
-        for object in pending.inserted.values {
+        for object in pending.orderedInserts {
             registryLock.withLock { registry[object.objectID] = nil }
             retained[object.objectID] = nil
             object.managedObjectContext = nil
         }
-        for object in pending.changed.values {
+        for object in pending.changed {
             object.values = object.baseValues
         }
         for object in pending.deleted.values {
@@ -247,7 +247,7 @@ extension ManagedObjectContext {
         ConcurrencyDebug.checkIfEnabled(self, "refresh(_:mergeChanges:)")
         guard object.managedObjectContext === self, !object.isInsertedFlag else { return }
         if !mergeChanges || object.lifecycle == .fault {
-            pending.forgetUpdate(of: object.objectID)
+            pending.forgetUpdate(of: object)
             object.values = []
             object.baseValues = []
             object.lifecycle = .fault

@@ -259,7 +259,7 @@ extension ManagedObjectContext {
 
     private func ownPendingChanges() -> PendingOverlay {
         var own = PendingOverlay()
-        for (id, object) in pending.inserted { own.values[id] = (object.entity.name, object.values, true) }
+        for object in pending.orderedInserts { own.values[object.objectID] = (object.entity.name, object.values, true) }
         for object in pending.updates { own.values[object.objectID] = (object.entity.name, object.values, false) }
         own.deleted = Set(pending.deleted.keys)
         return own

@@ -31,7 +31,7 @@ extension ManagedObjectContext {
 
     func validatePendingChanges() throws {
         var failures: [ValidationFailure] = []
-        for object in pending.inserted.values { failures += Validator.validate(object, context: self) }
+        for object in pending.orderedInserts { failures += Validator.validate(object, context: self) }
         for object in pending.updates { failures += Validator.validate(object, context: self) }
         for object in pending.deleted.values { failures += Validator.validateDelete(object, context: self) }
         if !failures.isEmpty { throw SaveError.validationFailed(failures) }

@@ -56,6 +56,10 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     var holdsRowCacheEntry = false
     /// Listed in the context's changes for the next ObjectsDidChange notification.
     var isAwaitingNotification = false
+    /// Counted among the context's changed objects (`PendingChanges`).
+    var isChangeNoted = false
+    /// Has an entry in the context's list of changed objects (noted, or forgotten since).
+    var isListedAsChanged = false
 
     /// Creates an object and inserts it into `context`.
     ///

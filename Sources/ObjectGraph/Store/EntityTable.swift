@@ -1,7 +1,10 @@
 import Foundation
 
 /// The SQL of one entity's table, built once when the store opens.
-struct EntityTable: Sendable {
+///
+/// A class: a save asks for its entity's table once per row, and handing out a reference
+/// costs one retain where a copy of these strings and arrays cost a dozen.
+final class EntityTable: Sendable {
     enum Column: Sendable {
         case attribute(AttributeType)
         /// The destination entity's number in ``ObjectID``s.

@@ -167,7 +167,7 @@ public final class PersistentStoreCoordinator: Sendable {
     }
 
     func permanentID(for temporary: ObjectID) -> ObjectID? {
-        permanentIDs.withLock { $0[temporary] }
+        permanentIDs.withLock { $0.isEmpty ? nil : $0[temporary] }
     }
 
     func save(_ request: SaveRequest) throws -> SaveResult {

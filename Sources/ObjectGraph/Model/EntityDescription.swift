@@ -21,6 +21,9 @@ public final class EntityDescription: Sendable, CustomStringConvertible {
     let code: UInt32
     let propertyIndexByName: [String: Int]
     let attributeIndices: [Int]
+    /// A new object's values before its declarations' defaults are evaluated: each
+    /// attribute's recorded default, relationships empty (a to-many loaded and empty).
+    let newObjectValues: [StoredValue]
     let relationshipIndices: [Int]
     let uniquenessIndices: [[Int]]
     /// The properties whose values persistent history records (attributes and to-one
@@ -48,6 +51,12 @@ public final class EntityDescription: Sendable, CustomStringConvertible {
         self.propertyIndexByName = byName
         self.attributeIndices = properties.indices.filter {
             if case .attribute = properties[$0] { return true } else { return false }
+        }
+        self.newObjectValues = properties.map {
+            switch $0 {
+            case .attribute(let a): return a.defaultValue
+            case .relationship(let r): return r.isToMany ? .references([]) : .null
+            }
         }
         self.relationshipIndices = properties.indices.filter {
             if case .relationship = properties[$0] { return true } else { return false }

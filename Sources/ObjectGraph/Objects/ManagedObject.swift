@@ -67,8 +67,6 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     /// `awakeFromInsert()` runs.
     public required init(context: ManagedObjectContext) {
         let state = ThreadState.current
-        let defaults = state.defaults
-        state.reset()
         guard let entity = context.model.entitiesByType[ObjectIdentifier(Self.self)] else {
             preconditionFailure("\(Self.self) is not an entity of this context's model; add it to ManagedObjectModel(entities:)")
         }
@@ -76,7 +74,9 @@ open class ManagedObject: Hashable, CustomStringConvertible {
         self.objectID = ObjectID.makeTemporary(entityCode: entity.code)
         self.lifecycle = .loaded
         self.managedObjectContext = context
-        self.values = Self.normalizedDefaults(defaults, entity: entity)
+        // Read before the reset, which then keeps the state's buffer instead of replacing it.
+        self.values = Self.normalizedDefaults(state.defaults, entity: entity)
+        state.reset()
         context.insert(self)
         awakeFromInsert()
     }
@@ -108,18 +108,9 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     /// `defaults` holds the attributes' defaults in declaration order (relationship wrappers
     /// record none); a new object's relationships are loaded and empty.
     private static func normalizedDefaults(_ defaults: [StoredValue], entity: EntityDescription) -> [StoredValue] {
-        var values: [StoredValue] = []
-        values.reserveCapacity(entity.properties.count)
-        var next = 0
-        for property in entity.properties {
-            switch property {
-            case .attribute(let a):
-                values.append(next < defaults.count ? defaults[next] : a.defaultValue)
-                next += 1
-            case .relationship(let r):
-                values.append(r.isToMany ? .references([]) : .null)
-            }
-        }
+        var values = entity.newObjectValues
+        let indices = entity.attributeIndices
+        for n in 0..<min(defaults.count, indices.count) { values[indices[n]] = defaults[n] }
         return values
     }
 

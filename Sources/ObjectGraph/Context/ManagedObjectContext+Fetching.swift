@@ -225,6 +225,7 @@ extension ManagedObjectContext {
         }
         if !created.isEmpty {
             registryLock.withLock {
+                registry.reserveCapacity(registry.count + created.count)
                 for object in created { registry[object.objectID] = Unmanaged.passUnretained(object) }
             }
             if retainsRegisteredObjects { for object in created { retained[object.objectID] = object } }

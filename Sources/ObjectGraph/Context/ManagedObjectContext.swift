@@ -99,7 +99,7 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
     // MARK: Queue-owned state
     let registryLock = Locked()
     /// Registered objects, held weakly: an unchanged object lives as long as the app uses it.
-    var registry: [ObjectID: Unmanaged<ManagedObject>] = [:]
+    var registry = ObjectIDTable<Unmanaged<ManagedObject>>()
     /// Row cache entries of objects that went away, released in batches (guarded by
     /// `registryLock`): an object's deinit then costs one lock, not two.
     var pendingRowReleases: [ObjectID] = []

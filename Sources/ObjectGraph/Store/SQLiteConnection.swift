@@ -242,6 +242,10 @@ final class SQLiteStatement {
         case .double: return .double(sqlite3_column_double(handle, column))
         case .date: return .date(Date(timeIntervalSince1970: sqlite3_column_double(handle, column)))
         case .decimal:
+            if columnType == SQLITE_TEXT, let bytes = sqlite3_column_text(handle, column),
+               let d = DecimalText.parse(UnsafeBufferPointer(start: bytes, count: Int(sqlite3_column_bytes(handle, column)))) {
+                return .decimal(d)
+            }
             if columnType == SQLITE_TEXT, let text = string(at: column), let d = Decimal(string: text) {
                 return .decimal(d)
             }

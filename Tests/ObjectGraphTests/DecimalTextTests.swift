@@ -38,4 +38,22 @@ import Testing
             #expect(parse(text) == nil, "\(text)")
         }
     }
+
+    @Test func storedTextIsFoundationsDescription() {
+        var generator = SystemRandomNumberGenerator()
+        var values: [Decimal] = [0, Decimal(string: "0.00") ?? 0, Decimal(sign: .minus, exponent: 0, significand: 0),
+                                 Decimal(sign: .plus, exponent: -2, significand: 1500), Decimal(string: "1E+20") ?? 0,
+                                 Decimal(string: "0.001") ?? 0, Decimal(string: "-12.34") ?? 0]
+        for _ in 0..<20_000 {
+            let significand = UInt64.random(in: 0...(UInt64(1) << UInt64.random(in: 1...63, using: &generator)), using: &generator)
+            values.append(Decimal(sign: Bool.random(using: &generator) ? .minus : .plus,
+                                  exponent: Int.random(in: -20...20, using: &generator), significand: Decimal(significand)))
+        }
+        for value in values {
+            #expect(StoredValue.decimalText(value) == value.description, "\(value)")
+        }
+        #expect(DecimalText.text(of: Decimal(string: "-12.34") ?? 0) == "-12.34")
+        #expect(DecimalText.text(of: Decimal.nan) == nil)
+        #expect(DecimalText.text(of: Decimal(string: "123456789012345678901234") ?? 0) == nil)
+    }
 }

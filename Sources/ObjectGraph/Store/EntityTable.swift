@@ -21,6 +21,8 @@ final class EntityTable: Sendable {
     let toManyIndices: [Int]
     /// `t0._pk, t0._version, t0."col", ...`
     let selectList: String
+    /// One row by primary key: a fault's query, made once rather than per fault.
+    let selectByKeySQL: String
     let insertSQL: String
     /// How many rows `chunkInsertSQL` inserts: at most 64, and never more parameters than
     /// the 999 every SQLite build allows.
@@ -51,6 +53,7 @@ final class EntityTable: Sendable {
         self.toManyIndices = toMany
         let names = columns.map(\.1)
         selectList = (["t0._pk", "t0._version"] + names.map { "t0.\($0)" }).joined(separator: ", ")
+        selectByKeySQL = "SELECT \(selectList) FROM \(table) t0 WHERE t0._pk = ?"
         let rowValues = "(?, 1\(String(repeating: ", ?", count: names.count)))"
         insertSQL = "INSERT INTO \(table) (_pk, _version\(names.map { ", \($0)" }.joined())) VALUES \(rowValues)"
         rowsPerInsert = max(1, min(64, 999 / (names.count + 1)))

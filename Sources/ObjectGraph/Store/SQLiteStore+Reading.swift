@@ -76,7 +76,7 @@ extension SQLiteStore {
     /// One row by primary key (through a cached statement); nil when it does not exist.
     func row(primaryKey: Int64, entity: EntityDescription) throws -> RowSnapshot? {
         let table = table(for: entity)
-        let sql = "SELECT \(table.selectList) FROM \(table.table) t0 WHERE t0._pk = ?"
+        let sql = table.selectByKeySQL
         readQueryCount.add(1, ordering: .relaxed)
         return try pool.read { db in
             let statement = try db.statement(sql)

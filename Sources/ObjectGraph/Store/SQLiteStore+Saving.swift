@@ -108,7 +108,7 @@ extension SQLiteStore {
     }
 
     func currentRow(pk: Int64, table: EntityTable, in db: SQLiteConnection) throws -> RowSnapshot? {
-        let statement = try db.statement("SELECT \(table.selectList) FROM \(table.table) t0 WHERE t0._pk = ?")
+        let statement = try db.statement(table.selectByKeySQL)
         defer { statement.reset() }
         statement.bind(.int(pk), at: 1)
         return try statement.step() ? table.snapshot(from: statement, store: storeCode).1 : nil

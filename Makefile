@@ -90,7 +90,13 @@ bench-objectgraph: deps
 	rm -f Benchmarks/.build/release.yaml
 	cd Benchmarks && $(SWIFT) build -c release --product objectgraph-bench \
 	  && $(SWIFT) build -c release --product nesting-bench \
-	  && .build/release/objectgraph-bench && .build/release/nesting-bench
+	  && .build/release/objectgraph-bench $(BENCH_ARGS) && .build/release/nesting-bench
+
+# Instructions per operation of bench-objectgraph's engines, counted by callgrind (valgrind).
+.PHONY: profile-objectgraph
+profile-objectgraph: deps
+	$(call install_missing,valgrind)
+	Benchmarks/callgrind-ops.sh $(BENCH_ARGS)
 
 clean:
 	rm -rf .build .build-tsan Benchmarks/.build Fuzz/.build

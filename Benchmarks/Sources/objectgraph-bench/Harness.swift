@@ -5,158 +5,133 @@ struct HarnessError: Error, CustomStringConvertible {
     init(_ description: String) { self.description = description }
 }
 
-/// The five steps of the issue, in the order they run.
-enum Step: Int, CaseIterable, Codable, Sendable {
-    case insert = 1, fetchAll, fetchByID, setNotes, relationship
-
-    func title(_ sizes: Sizes) -> String {
-        func k(_ n: Int) -> String { n >= 1000 && n % 1000 == 0 ? "\(n / 1000)k" : "\(n)" }
-        switch self {
-        case .insert: return "1 insert \(k(sizes.clients)) clients + \(k(sizes.invoices)) invoices, save"
-        case .fetchAll: return "2 fetch all \(k(sizes.invoices)) invoices, read all"
-        case .fetchByID: return "3 fetch \(k(sizes.lookups)) invoices by pk, 1 by 1"
-        case .setNotes: return "4 change notes on \(k(sizes.updates)) invoices, save"
-        case .relationship: return "5 invoices of \(k(sizes.relationshipClients)) clients via relationship"
-        }
-    }
+/// The samples of one model: per operation and engine, one value per round (milliseconds, or
+/// KiB for `.memory`).
+struct ModelSamples: Sendable {
+    let modelKey: String
+    let modelTitle: String
+    let sizes: Sizes
+    let engines: [(key: String, title: String)]
+    var values: [Operation: [String: [Double]]] = [:]
 }
 
-/// Times `body` with the monotonic clock; returns its result and milliseconds.
-@MainActor
-func measure<T>(_ body: () async throws -> T) async throws -> (T, Double) {
+/// Times `body` with the monotonic clock; its result and milliseconds.
+func measure<T>(_ body: () throws -> T) rethrows -> (T, Double) {
     let clock = ContinuousClock()
     let start = clock.now
-    let result = try await body()
+    let result = try body()
     let elapsed = start.duration(to: clock.now)
-    let milliseconds = Double(elapsed.components.seconds) * 1e3 + Double(elapsed.components.attoseconds) / 1e15
-    return (result, milliseconds)
+    return (result, Double(elapsed.components.seconds) * 1e3 + Double(elapsed.components.attoseconds) / 1e15)
 }
 
-/// Runs every registered workload through the steps.
+/// Runs every engine of a model through the operations, round after round.
 ///
-/// - Interleaved: for each step, run r runs every column once before run r+1,
-///   and the column order rotates with r, so machine noise (other builds on a
-///   shared machine) and warm-up spread over all columns instead of hitting one.
-/// - Steps 2, 3 and 5 only read, so their runs repeat on the same file.
-/// - Step 1 runs on a fresh file every run (the file of the last run is the one
-///   the later steps use). Step 4 repeats on the same file with a different
-///   notes value each run, so every run really changes 10,000 rows.
-/// - `discardCachedObjects()` before every timed call; checks after every one.
-/// - Unless --no-warm-up, each step first runs once per column untimed.
+/// - A round runs each operation for every engine before the next operation, in an order
+///   rotated by one each round, so machine noise and warm-up spread over all engines.
+/// - Each round starts from fresh files (its insert makes them); the later operations of the
+///   round run on them, and the update's changes are expected by the reads after it.
+/// - `discardCachedObjects()` before every timed call; every read is checked against the
+///   generated data, every write against the file.
+/// - Round 0 (unless --no-warm-up) runs everything untimed.
+/// - Peak RSS: one child process per engine per round (Memory.swift).
 @MainActor
-final class Harness {
+final class Harness<Model: BenchModel> {
     let options: Options
-    let dataset: Dataset
-    private var expectations: Expectations
+    let dataset: Dataset<Model>
+    private let engines = Model.engines
     private let directory: URL
-    private let registered = Registry.all
-    private var workloads: [String: any Workload] = [:]
-    private var samples: [Step: [String: [Double]]] = [:]
+    private var samples: ModelSamples
 
     init(options: Options) throws {
         self.options = options
         dataset = Dataset(sizes: options.sizes)
-        expectations = Expectations(dataset)
         directory = FileManager.default.temporaryDirectory
             .appendingPathComponent("objectgraph-bench-\(ProcessInfo.processInfo.processIdentifier)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        samples = ModelSamples(modelKey: Model.key, modelTitle: Model.title, sizes: options.sizes,
+                               engines: engines.map { ($0.key, $0.title) })
     }
 
-    func run() async throws -> Report {
-        defer { cleanUp() }
-        for step in Step.allCases {
-            log("step \(step.rawValue)…")
-            // Run 0 is the untimed warm-up (page faults, caches, lazy
-            // initialization), when enabled.
-            for run in (options.warmUp ? 0 : 1)...options.runs {
-                for entry in rotated(registered, by: run) {
-                    try await runOnce(step, run: run, entry: entry)
-                }
-                if step == .setNotes {
-                    expectations.setNotes(notes(forRun: run), ofInvoices: dataset.updateIDs)
-                }
-            }
+    func run() throws -> ModelSamples {
+        defer { try? FileManager.default.removeItem(at: directory) }
+        for round in (options.warmUp ? 0 : 1)...options.rounds {
+            log("\(Model.key): round \(round)\(round == 0 ? " (warm-up, untimed)" : "")…")
+            try runRound(round)
         }
-        for (_, workload) in workloads { try await workload.close() }
+        return samples
+    }
+
+    private func runRound(_ round: Int) throws {
+        let order = rotated(engines, by: round)
+        var expectations = Expectations(dataset)
+        var workloads: [String: any Workload<Model>] = [:]
+        defer { for (_, workload) in workloads { try? workload.close() } }
+        for engine in order {
+            let path = path(engine, round)
+            removeFiles(path)
+            let workload = try engine.open(path, true)
+            workloads[engine.key] = workload
+            workload.discardCachedObjects()
+            let (_, ms) = try measure { try workload.insert(dataset) }
+            try DiskCheck.afterInsert(path: path, dataset: dataset)
+            record(.insert, engine, round, ms)
+        }
+        try time(.fetchAll, order, workloads, round, expected: expectations.fetchAll) { try $0.fetchAllInvoices() }
+        try time(.fetchByKey, order, workloads, round, expected: expectations.lookups) {
+            try $0.fetchInvoices(keys: dataset.lookupKeys)
+        }
+        let update = Model.Update(round: round)
+        for engine in order {
+            guard let workload = workloads[engine.key] else { continue }
+            workload.discardCachedObjects()
+            let (_, ms) = try measure { try workload.update(update, invoices: dataset.updateKeys) }
+            try DiskCheck.afterUpdate(path: path(engine, round), notes: update.notes, count: dataset.updateKeys.count)
+            record(.update, engine, round, ms)
+        }
+        expectations.apply(update, to: dataset.updateKeys)
+        try time(.relationship, order, workloads, round, expected: expectations.relationship) {
+            try $0.fetchInvoicesOfClients(dataset.relationshipClientKeys)
+        }
+        for (_, workload) in workloads { try workload.close() }
         workloads = [:]
-
-        var memory: [String: MemoryChildResult] = [:]
-        if options.measureMemory {
-            log("step 2 memory, one child process per column…")
-            let expected = expectations.fetchAll
-            for entry in registered {
-                let result = try MemoryChild.spawn(key: entry.key, path: path(entry, run: options.runs))
-                try check(result.digest, expected, entry, .fetchAll)
-                memory[entry.key] = result
+        if options.measureMemory && round > 0 {
+            for engine in order {
+                let result = try MemoryChild.spawn(model: Model.key, engine: engine.key, path: path(engine, round))
+                try check(result.digest, expectations.fetchAll, engine, .memory)
+                record(.memory, engine, round, Double(result.peakKiB))
             }
         }
-        return Report(options: options, samples: samples, memory: memory)
+        for engine in order { removeFiles(path(engine, round)) }
     }
 
-    private func runOnce(_ step: Step, run: Int, entry: RegisteredWorkload) async throws {
-        let milliseconds: Double
-        switch step {
-        case .insert:
-            // A fresh file each run; close the previous run's.
-            if let previous = workloads.removeValue(forKey: entry.key) {
-                try await previous.close()
-                removeFiles(path(entry, run: run - 1))
-            }
-            let file = path(entry, run: run)
-            removeFiles(file)
-            let workload = try await entry.type.init(path: file, create: true)
-            workloads[entry.key] = workload
-            await workload.discardCachedObjects()
-            (_, milliseconds) = try await measure { try await workload.insert(dataset) }
-            try DiskCheck.afterInsert(path: file, dataset: dataset)
-        case .fetchAll:
-            let workload = try await prepared(entry)
-            let digest: InvoiceDigest
-            (digest, milliseconds) = try await measure { try await workload.fetchAllInvoices() }
-            try check(digest, expectations.fetchAll, entry, step)
-        case .fetchByID:
-            let workload = try await prepared(entry)
-            let digest: InvoiceDigest
-            (digest, milliseconds) = try await measure { try await workload.fetchInvoices(ids: dataset.lookupIDs) }
-            try check(digest, expectations.lookups, entry, step)
-        case .setNotes:
-            let workload = try await prepared(entry)
-            let notes = notes(forRun: run)
-            (_, milliseconds) = try await measure {
-                try await workload.setNotes(notes, onInvoices: dataset.updateIDs)
-            }
-            try DiskCheck.afterSetNotes(path: path(entry, run: options.runs), notes: notes, count: dataset.updateIDs.count)
-        case .relationship:
-            let workload = try await prepared(entry)
-            let digest: InvoiceDigest
-            (digest, milliseconds) = try await measure {
-                try await workload.fetchInvoicesOfClients(dataset.relationshipClientIDs)
-            }
-            try check(digest, expectations.relationship, entry, step)
+    private func time(_ operation: Operation, _ order: [Engine<Model>], _ workloads: [String: any Workload<Model>],
+                      _ round: Int, expected: Digest, _ body: (any Workload<Model>) throws -> Digest) throws {
+        for engine in order {
+            guard let workload = workloads[engine.key] else { continue }
+            workload.discardCachedObjects()
+            let (digest, ms) = try measure { try body(workload) }
+            try check(digest, expected, engine, operation)
+            record(operation, engine, round, ms)
         }
-        guard run > 0 else { return }
-        samples[step, default: [:]][entry.key, default: []].append(milliseconds)
-        if options.verbose { log("  run \(run) \(entry.key): \(String(format: "%.1f", milliseconds)) ms") }
     }
 
-    /// The workload of `entry`, its caches dropped (untimed).
-    private func prepared(_ entry: RegisteredWorkload) async throws -> any Workload {
-        guard let workload = workloads[entry.key] else { throw HarnessError("\(entry.key) not opened") }
-        await workload.discardCachedObjects()
-        return workload
+    private func record(_ operation: Operation, _ engine: Engine<Model>, _ round: Int, _ value: Double) {
+        guard round > 0 else { return }
+        samples.values[operation, default: [:]][engine.key, default: []].append(value)
+        if options.verbose {
+            log("  round \(round) \(operation.rawValue) \(engine.key): \(String(format: "%.1f", value))")
+        }
     }
 
-    private func check(_ digest: InvoiceDigest, _ expected: InvoiceDigest, _ entry: RegisteredWorkload, _ step: Step) throws {
+    private func check(_ digest: Digest, _ expected: Digest, _ engine: Engine<Model>, _ operation: Operation) throws {
         guard digest == expected else {
-            throw HarnessError("\(entry.title), step \(step.rawValue): read the wrong data.\n  got      \(digest)\n  expected \(expected)")
+            throw HarnessError("\(Model.key), \(engine.title), \(operation.rawValue): read the wrong data.\n"
+                               + "  got      \(digest)\n  expected \(expected)")
         }
     }
 
-    /// A notes value no invoice has before run `run` of step 4.
-    private func notes(forRun run: Int) -> String { "Payment reminder sent (run \(run))" }
-
-    private func path(_ entry: RegisteredWorkload, run: Int) -> String {
-        directory.appendingPathComponent("\(entry.key)-\(run).sqlite").path
+    private func path(_ engine: Engine<Model>, _ round: Int) -> String {
+        directory.appendingPathComponent("\(Model.key)-\(engine.key)-\(round).sqlite").path
     }
 
     private func rotated<T>(_ items: [T], by offset: Int) -> [T] {
@@ -164,23 +139,15 @@ final class Harness {
         let k = offset % items.count
         return Array(items[k...] + items[..<k])
     }
+}
 
-    private func removeFiles(_ path: String) {
-        for suffix in ["", "-wal", "-shm", "-journal"] {
-            try? FileManager.default.removeItem(atPath: path + suffix)
-        }
-    }
-
-    private func cleanUp() {
-        if options.keepFiles {
-            log("database files kept in \(directory.path)")
-        } else {
-            try? FileManager.default.removeItem(at: directory)
-        }
+func removeFiles(_ path: String) {
+    for suffix in ["", "-wal", "-shm", "-journal"] {
+        try? FileManager.default.removeItem(atPath: path + suffix)
     }
 }
 
-/// Progress goes to stderr, so stdout holds only the table.
+/// Progress goes to stderr, so stdout holds only the tables.
 func log(_ message: String) {
     FileHandle.standardError.write(Data((message + "\n").utf8))
 }

@@ -101,3 +101,68 @@ func bindText(_ statement: OpaquePointer, _ index: Int32, _ text: String?) {
         }
     }
 }
+
+// The raw engines' helpers: the pragmas every engine uses, transactions, stepping.
+extension SQLiteConnection {
+    /// WAL with synchronous=NORMAL (what GRDB's pool and ObjectGraph set), foreign keys on
+    /// (GRDB's default).
+    func applyPragmas() throws {
+        for pragma in ["PRAGMA journal_mode = WAL", "PRAGMA synchronous = NORMAL", "PRAGMA foreign_keys = ON"] {
+            try execute(pragma)
+        }
+    }
+
+    func inTransaction(_ body: () throws -> Void) throws {
+        try execute("BEGIN IMMEDIATE")
+        do {
+            try body()
+            try execute("COMMIT")
+        } catch {
+            try? execute("ROLLBACK")
+            throw error
+        }
+    }
+
+    /// Steps a statement that returns no row, then resets it for reuse.
+    @inline(__always)
+    func stepDone(_ statement: OpaquePointer) throws {
+        let rc = sqlite3_step(statement)
+        sqlite3_reset(statement)
+        guard rc == SQLITE_DONE else { throw error(rc) }
+    }
+
+    /// Steps a query: true with a row, false when done. The caller resets.
+    @inline(__always)
+    func stepRow(_ statement: OpaquePointer) throws -> Bool {
+        switch sqlite3_step(statement) {
+        case SQLITE_ROW: return true
+        case SQLITE_DONE: return false
+        case let rc: throw error(rc)
+        }
+    }
+
+    /// The pks the rest of the benchmark relies on (insertion order in a fresh file).
+    @inline(__always)
+    func expectLastRowID(_ pk: Int64) throws {
+        guard sqlite3_last_insert_rowid(handle) == pk else { throw HarnessError("row \(pk) got another pk") }
+    }
+}
+
+/// A raw engine's statements, each prepared once when the file opens and reused.
+final class RawStatements {
+    private var statements: [String: OpaquePointer] = [:]
+
+    init(_ connection: SQLiteConnection, _ sql: [String: String]) throws {
+        for (name, text) in sql { statements[name] = try connection.prepare(text) }
+    }
+
+    subscript(name: String) -> OpaquePointer {
+        guard let statement = statements[name] else { preconditionFailure("no statement \(name)") }
+        return statement
+    }
+
+    func finalize() {
+        for statement in statements.values { sqlite3_finalize(statement) }
+        statements = [:]
+    }
+}

@@ -7,9 +7,9 @@ extension ManagedObjectContext {
     public var hasChanges: Bool { !pending.isEmpty }
 
     /// Objects inserted since the last save.
-    public var insertedObjects: Set<ManagedObject> { Set(pending.inserted.values) }
+    public var insertedObjects: Set<ManagedObject> { Set(pending.orderedInserts) }
     /// Objects with changed properties since the last save (not inserted, not deleted).
-    public var updatedObjects: Set<ManagedObject> { Set(pending.changed.values.filter { $0.isUpdated }) }
+    public var updatedObjects: Set<ManagedObject> { Set(pending.changed.filter { $0.isUpdated }) }
     /// Objects to be deleted at the next save.
     public var deletedObjects: Set<ManagedObject> { Set(pending.deleted.values) }
 
@@ -59,11 +59,11 @@ extension ManagedObjectContext {
                 continue
             case .nullify:
                 for target in relatedObjects(of: object, at: index) {
-                    removeFromInverse(target, of: rel, owner: object)
+                    removeFromInverse(target, ofRelationshipAt: index, owner: object)
                 }
             case .cascade:
                 for target in relatedObjects(of: object, at: index) where !target.isDeletedFlag {
-                    removeFromInverse(target, of: rel, owner: object)
+                    removeFromInverse(target, ofRelationshipAt: index, owner: object)
                     delete(target)
                 }
             }
@@ -126,16 +126,17 @@ extension ManagedObjectContext {
     func setRelatedObjects(_ objects: [ManagedObject], of owner: ManagedObject, at index: Int) {
         if owner.lifecycle == .fault { fulfillFault(owner) }
         if ConcurrencyDebug.isEnabled { ConcurrencyDebug.check(owner) }
-        guard let rel = owner.entity.relationshipDescription(at: index) else { return }
-        let valid = objects.filter { $0.managedObjectContext === self }
-        if !rel.isToMany {
+        guard index < owner.entity.links.count, let link = owner.entity.links[index] else { return }
+        let valid = objects.allSatisfy { $0.managedObjectContext === self } ? objects
+            : objects.filter { $0.managedObjectContext === self }
+        if !link.isToMany {
             let newTarget = valid.first
             let oldID: ObjectID? = { if case .reference(let id) = owner.values[index] { return id } else { return nil } }()
             if oldID == newTarget?.objectID { return }
-            if let oldID, let old = try? object(with: oldID) { removeFromInverse(old, of: rel, owner: owner) }
+            if let oldID, let old = try? object(with: oldID) { removeFromInverse(old, ofRelationshipAt: index, owner: owner) }
             owner.values[index] = newTarget.map { .reference($0.objectID) } ?? .null
             objectDidChange(owner)
-            if let newTarget { addToInverse(newTarget, of: rel, owner: owner) }
+            if let newTarget { addToInverse(newTarget, ofRelationshipAt: index, owner: owner) }
         } else {
             let current = loadToMany(of: owner, at: index)
             var newIDs: [ObjectID] = []
@@ -146,20 +147,20 @@ extension ManagedObjectContext {
             owner.values[index] = .references(newIDs)
             objectDidChange(owner)
             for id in current where !seen.contains(id) {
-                if let target = try? object(with: id) { removeFromInverse(target, of: rel, owner: owner) }
+                if let target = try? object(with: id) { removeFromInverse(target, ofRelationshipAt: index, owner: owner) }
             }
             for object in valid where !currentSet.contains(object.objectID) {
-                addToInverse(object, of: rel, owner: owner)
+                addToInverse(object, ofRelationshipAt: index, owner: owner)
             }
         }
     }
 
-    /// Removes `owner` from `target`'s side of `rel` (the inverse of `rel`).
-    func removeFromInverse(_ target: ManagedObject, of rel: RelationshipDescription, owner: ManagedObject) {
+    /// Removes `owner` from `target`'s side of the relationship at `index` of `owner` (its inverse).
+    func removeFromInverse(_ target: ManagedObject, ofRelationshipAt index: Int, owner: ManagedObject) {
         if target.lifecycle == .fault { fulfillFault(target) }
-        guard let inverseIndex = target.entity.propertyIndexByName[rel.inverseName],
-              let inverse = target.entity.relationshipDescription(at: inverseIndex) else { return }
-        if inverse.isToMany {
+        guard let link = owner.entity.links[index] else { return }
+        let inverseIndex = link.inverseIndex
+        if link.inverseIsToMany {
             let ids = loadToMany(of: target, at: inverseIndex)
             guard ids.contains(owner.objectID) else { return }
             target.values[inverseIndex] = .references(ids.filter { $0 != owner.objectID })
@@ -170,27 +171,31 @@ extension ManagedObjectContext {
         objectDidChange(target)
     }
 
-    /// Adds `owner` to `target`'s side of `rel`; a to-one inverse first leaves its old owner.
-    func addToInverse(_ target: ManagedObject, of rel: RelationshipDescription, owner: ManagedObject) {
+    /// Adds `owner` to `target`'s side of the relationship at `index` of `owner`; a to-one
+    /// inverse first leaves its old owner.
+    func addToInverse(_ target: ManagedObject, ofRelationshipAt index: Int, owner: ManagedObject) {
         if target.lifecycle == .fault { fulfillFault(target) }
-        guard let inverseIndex = target.entity.propertyIndexByName[rel.inverseName],
-              let inverse = target.entity.relationshipDescription(at: inverseIndex),
-              let ownerIndex = owner.entity.propertyIndexByName[rel.name] else { return }
-        if inverse.isToMany {
-            let ids = loadToMany(of: target, at: inverseIndex)
+        guard let link = owner.entity.links[index] else { return }
+        let inverseIndex = link.inverseIndex
+        if link.inverseIsToMany {
+            var ids = loadToMany(of: target, at: inverseIndex)
             guard !ids.contains(owner.objectID) else { return }
-            target.values[inverseIndex] = .references(ids + [owner.objectID])
+            // Appended in place: the slot lets go of the list first, so it is not copied
+            // (a client's invoices, inserted one by one, would be copied once per invoice).
+            target.values[inverseIndex] = .null
+            ids.append(owner.objectID)
+            target.values[inverseIndex] = .references(ids)
         } else {
             if case .reference(let previousID) = target.values[inverseIndex] {
                 if previousID == owner.objectID { return }
-                // The target leaves its previous owner's side of `rel`.
+                // The target leaves its previous owner's side of the relationship.
                 if let previous = try? object(with: previousID) {
                     if previous.lifecycle == .fault { fulfillFault(previous) }
-                    if rel.isToMany {
-                        let ids = loadToMany(of: previous, at: ownerIndex)
-                        previous.values[ownerIndex] = .references(ids.filter { $0 != target.objectID })
-                    } else if case .reference(let back) = previous.values[ownerIndex], back == target.objectID {
-                        previous.values[ownerIndex] = .null
+                    if link.isToMany {
+                        let ids = loadToMany(of: previous, at: index)
+                        previous.values[index] = .references(ids.filter { $0 != target.objectID })
+                    } else if case .reference(let back) = previous.values[index], back == target.objectID {
+                        previous.values[index] = .null
                     }
                     objectDidChange(previous)
                 }
@@ -206,12 +211,12 @@ extension ManagedObjectContext {
     /// inserted objects are forgotten, deleted ones are restored.
     public func rollback() {
         ConcurrencyDebug.checkIfEnabled(self, "rollback()")
-        for object in pending.inserted.values {
+        for object in pending.orderedInserts {
             registryLock.withLock { registry[object.objectID] = nil }
             retained[object.objectID] = nil
             object.managedObjectContext = nil
         }
-        for object in pending.changed.values {
+        for object in pending.changed {
             object.values = object.baseValues
         }
         for object in pending.deleted.values {
@@ -247,7 +252,7 @@ extension ManagedObjectContext {
         ConcurrencyDebug.checkIfEnabled(self, "refresh(_:mergeChanges:)")
         guard object.managedObjectContext === self, !object.isInsertedFlag else { return }
         if !mergeChanges || object.lifecycle == .fault {
-            pending.forgetUpdate(of: object.objectID)
+            pending.forgetUpdate(of: object)
             object.values = []
             object.baseValues = []
             object.lifecycle = .fault

@@ -188,7 +188,7 @@ extension ManagedObjectContext {
         let existing = registryLock.withLock { registry.isEmpty && aliases.isEmpty }
             ? nil : Dictionary(uniqueKeysWithValues: rows.compactMap { row in registeredObject(for: row.0).map { (row.0, $0) } })
         for (id, row) in rows {
-            guard let entity = model.entity(named: id.entityName) else { continue }
+            guard let entity = model.entity(of: id) else { continue }
             let object: ManagedObject
             if let pending = overlay.values[id] {
                 object = materialize(id, entity: entity, pendingValues: pending.values)
@@ -225,6 +225,7 @@ extension ManagedObjectContext {
         }
         if !created.isEmpty {
             registryLock.withLock {
+                registry.reserveCapacity(registry.count + created.count)
                 for object in created { registry[object.objectID] = Unmanaged.passUnretained(object) }
             }
             if retainsRegisteredObjects { for object in created { retained[object.objectID] = object } }
@@ -259,7 +260,7 @@ extension ManagedObjectContext {
 
     private func ownPendingChanges() -> PendingOverlay {
         var own = PendingOverlay()
-        for (id, object) in pending.inserted { own.values[id] = (object.entity.name, object.values, true) }
+        for object in pending.orderedInserts { own.values[object.objectID] = (object.entity.name, object.values, true) }
         for object in pending.updates { own.values[object.objectID] = (object.entity.name, object.values, false) }
         own.deleted = Set(pending.deleted.keys)
         return own

@@ -19,7 +19,7 @@ struct SettledSave: Sendable {
     /// them pending on top.
     var keptElsewhere: Set<ObjectID> = []
 
-    func finalID(_ id: ObjectID) -> ObjectID { permanentIDs[id] ?? id }
+    func finalID(_ id: ObjectID) -> ObjectID { id.isTemporaryID ? permanentIDs[id] ?? id : id }
 }
 
 extension ManagedObjectContext {
@@ -39,21 +39,29 @@ extension ManagedObjectContext {
     /// Every save ends here: a root's save to the store, a child's save into its parent, and
     /// each context a save through to the store passes. Call it on this context's queue.
     func finishSave(_ unit: SaveUnit, _ outcome: SettledSave, before: [ObjectID: [StoredValue]]?,
-                    savedBy child: ManagedObjectContext?, cancelled: Set<ObjectID> = []) {
+                    savedBy child: ManagedObjectContext?, cancelled: Set<ObjectID> = [], settlesEverything: Bool = false) {
         let map = outcome.permanentIDs
-        if !map.isEmpty { rekeySaved(unit, map) }
+        // Saved values replace the objects' values below, references and all, unless edits
+        // made meanwhile (`before`) or kept by an ancestor (`child`) stay on top of them.
+        let objects = rekeySaved(unit, map, replacingReferences: before != nil || child != nil)
         var held: [(ObjectID, RowSnapshot)] = []
-        var inserted = Set<ObjectID>(), updated = Set<ObjectID>(), deleted = Set<ObjectID>()
-        for change in unit.changes {
+        var inserted = Set<ObjectID>(minimumCapacity: outcome.inserted.count)
+        var updated = Set<ObjectID>(), deleted = Set<ObjectID>()
+        var deletedAgain: [(ManagedObject, ObjectID)] = []
+        func note(_ change: SaveUnit.Change, _ id: ObjectID) {
+            if change.kind == .insert || outcome.inserted.contains(id) { inserted.insert(id) } else { updated.insert(id) }
+        }
+        for (change, found) in zip(unit.changes, objects) {
             let id = outcome.finalID(change.id)
-            guard let object = registeredObject(for: id) ?? objectsBeingSaved[change.id] else {
+            guard let object = found ?? (objectsBeingSaved.isEmpty ? nil : objectsBeingSaved[change.id]) else {
                 if change.kind == .delete { deleted.insert(id) } else if outcome.saved[id] != nil { note(change, id) }
                 continue
             }
-            if change.kind == .delete || outcome.deleted.contains(id) {
+            if change.kind == .delete || (!outcome.deleted.isEmpty && outcome.deleted.contains(id)) {
                 forgetDeleted(object)
                 deleted.insert(id)
-            } else if outcome.goneElsewhere.contains(id) {
+            } else if !outcome.goneElsewhere.isEmpty && outcome.goneElsewhere.contains(id) {
+                if !map.isEmpty { Self.replaceTemporaryReferences(in: object, map) }
                 markDeletedElsewhere(object)
                 object.isInsertedFlag = false
                 object.baseValues = object.values      // nothing left to save: the row is gone
@@ -64,12 +72,15 @@ extension ManagedObjectContext {
                 } else {
                     settle(object, at: row, before: before?[change.id].map { Self.replacingTemporary($0, map) })
                 }
-                if deletedMeanwhile { keepDeletion(of: object, savedAs: id) }
+                if deletedMeanwhile { deletedAgain.append((object, id)) }
                 if parent == nil && !object.holdsRowCacheEntry && !id.isTemporaryID && object.managedObjectContext === self {
                     object.holdsRowCacheEntry = true
                     held.append((id, row.cacheable))
                 }
                 note(change, id)
+            } else if !map.isEmpty && before == nil && child == nil && object.lifecycle == .loaded {
+                Self.replaceTemporaryReferences(in: object, map)
+                object.baseValues = Self.replacingTemporary(object.baseValues, map)
             }
         }
         for id in cancelled {
@@ -79,13 +90,15 @@ extension ManagedObjectContext {
             deleted.insert(id)
         }
         persistentStoreCoordinator.rowCache.storeHeld(held)
-        let deletions = Set(unit.changes.filter { $0.kind == .delete }.map { outcome.finalID($0.id) })
-        pending.remove(Set(unit.changes.map { outcome.finalID($0.id) }).subtracting(deletions), deleted: deletions)
-        pending.dropDeletedInserts()
-
-        func note(_ change: SaveUnit.Change, _ id: ObjectID) {
-            if outcome.inserted.contains(id) || change.kind == .insert { inserted.insert(id) } else { updated.insert(id) }
+        if settlesEverything {
+            pending.removeAllSaved()
+        } else {
+            let deletions = Set(unit.changes.filter { $0.kind == .delete }.map { outcome.finalID($0.id) })
+            pending.remove(Set(unit.changes.map { outcome.finalID($0.id) }).subtracting(deletions), deleted: deletions)
+            pending.dropDeletedInserts()
         }
+        for (object, id) in deletedAgain { keepDeletion(of: object, savedAs: id) }
+
         NotificationCenter.default.post(name: Self.didSaveNotification, object: self, userInfo: [
             ChangeKey.inserted.rawValue: inserted,
             ChangeKey.updated.rawValue: updated,
@@ -102,7 +115,7 @@ extension ManagedObjectContext {
         if object.objectID != id {
             let old = object.objectID
             object.objectID = id
-            registryLock.withLock { aliases[old] = id }
+            registryLock.withLock { aliases.add(old, id) }
         }
         register(object)
         pending.noteDeletedAfterSave(object)
@@ -137,22 +150,35 @@ extension ManagedObjectContext {
         object.managedObjectContext = nil
     }
 
-    /// Re-keys the unit's new objects and rewrites the references the unit's objects hold
-    /// (only they can refer to a new object: referring to one is a change).
-    private func rekeySaved(_ unit: SaveUnit, _ map: [ObjectID: ObjectID]) {
+    /// The unit's objects here, in the unit's order (nil where this context has none), found
+    /// under one lock; new ones are re-keyed to their permanent IDs, the save's map becoming
+    /// their aliases. With `replacingReferences`, the references the unit's objects hold are
+    /// rewritten too (only they can refer to a new object: referring to one is a change);
+    /// without, the saved values that replace theirs carry the permanent IDs already.
+    private func rekeySaved(_ unit: SaveUnit, _ map: [ObjectID: ObjectID], replacingReferences: Bool) -> [ManagedObject?] {
+        var objects: [ManagedObject?] = []
+        objects.reserveCapacity(unit.changes.count)
         var pairs: [(ManagedObject, ObjectID)] = []
-        for change in unit.changes where change.kind == .insert || change.id.isTemporaryID {
-            if let permanent = map[change.id], let object = registeredObject(for: change.id),
-               object.objectID.isTemporaryID {
-                pairs.append((object, permanent))
+        registryLock.withLock {
+            for change in unit.changes {
+                let id = change.id
+                var object = registry[id]?.takeUnretainedValue()
+                if object == nil, id.isTemporaryID, let alias = aliases[id] { object = registry[alias]?.takeUnretainedValue() }
+                objects.append(object)
+                if !map.isEmpty, id.isTemporaryID, let object, object.objectID.isTemporaryID, let permanent = map[id] {
+                    pairs.append((object, permanent))
+                }
             }
         }
-        rekey(pairs, movingPendingChanges: true)
-        for change in unit.changes {
-            guard let object = registeredObject(for: map[change.id] ?? change.id), object.lifecycle == .loaded else { continue }
-            Self.replaceTemporaryReferences(in: object, map)
-            object.baseValues = Self.replacingTemporary(object.baseValues, map)
+        if !pairs.isEmpty { rekey(pairs, movingPendingChanges: true, aliasBatch: map) }
+        if replacingReferences && !map.isEmpty {
+            for object in objects {
+                guard let object, object.lifecycle == .loaded else { continue }
+                Self.replaceTemporaryReferences(in: object, map)
+                object.baseValues = Self.replacingTemporary(object.baseValues, map)
+            }
         }
+        return objects
     }
 
     static func replacingTemporary(_ values: [StoredValue], _ map: [ObjectID: ObjectID]) -> [StoredValue] {

@@ -66,7 +66,7 @@ extension ManagedObjectContext {
         for id in deleted {
             guard let object = registeredObject(for: id), !object.isInsertedFlag else { continue }
             if object.lifecycle == .fault { markDeletedElsewhere(object) } else { object.isDeletedElsewhereFlag = true }
-            if !object.hasChanges { pending.forgetUpdate(of: id) }
+            if !object.hasChanges { pending.forgetUpdate(of: object) }
             gone.insert(id)
         }
         // Inverse to-many lists may have changed with inserts and deletes elsewhere: reload

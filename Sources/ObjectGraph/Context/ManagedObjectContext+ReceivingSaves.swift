@@ -109,7 +109,7 @@ extension ManagedObjectContext {
         let snapshot: RowSnapshot?
         if let parent {
             snapshot = parent.snapshotForChild(id)
-        } else if let entity = model.entity(named: id.entityName) {
+        } else if let entity = model.entity(of: id) {
             snapshot = try? persistentStoreCoordinator.snapshot(for: id, entity: entity)
         } else {
             return nil
@@ -190,7 +190,7 @@ extension ManagedObjectContext {
     private func ownInsertsReferenced(by changes: [SaveUnit.Change], into received: inout ReceivedSave,
                                       holding held: inout [ManagedObject],
                                       failures: inout [ValidationFailure]) -> [SaveUnit.Change] {
-        guard !pending.inserted.isEmpty else { return [] }
+        guard pending.hasInserts else { return [] }
         var included = Set(changes.map(\.id))
         var queue = changes.flatMap { Self.references(in: $0.values) }
         var pulled: [SaveUnit.Change] = []

@@ -13,7 +13,7 @@ extension ManagedObjectContext {
         if id.isTemporaryID && !ancestorsKnow(id) {
             throw ContextError.temporaryIDOutsideHierarchy(id)
         }
-        guard let entity = model.entity(named: id.entityName) else {
+        guard let entity = model.entity(of: id) else {
             throw ContextError.unknownEntity(id.entityName)
         }
         return makeFault(id, entity: entity)
@@ -50,7 +50,9 @@ extension ManagedObjectContext {
     public func registeredObject(for id: ObjectID) -> ManagedObject? {
         registryLock.withLock {
             if let u = registry[id] { return u.takeUnretainedValue() }
-            if !aliases.isEmpty, let alias = aliases[id], let u = registry[alias] { return u.takeUnretainedValue() }
+            if id.isTemporaryID, !aliases.isEmpty, let alias = aliases[id], let u = registry[alias] {
+                return u.takeUnretainedValue()
+            }
             return nil
         }
     }
@@ -109,14 +111,17 @@ extension ManagedObjectContext {
     }
 
     /// Re-keys objects under one lock. `movingPendingChanges` is false when the pending
-    /// dictionaries are about to be cleared anyway (after a root save).
-    func rekey(_ pairs: [(ManagedObject, ObjectID)], movingPendingChanges: Bool) {
+    /// dictionaries are about to be cleared anyway (after a root save). `aliasBatch`, the
+    /// map the pairs come from, becomes the aliases in one step (else each pair is added).
+    func rekey(_ pairs: [(ManagedObject, ObjectID)], movingPendingChanges: Bool,
+               aliasBatch: [ObjectID: ObjectID]? = nil) {
         registryLock.withLock {
             for (object, permanent) in pairs where object.objectID != permanent {
                 registry[object.objectID] = nil
                 registry[permanent] = Unmanaged.passUnretained(object)
-                aliases[object.objectID] = permanent
+                if aliasBatch == nil { aliases.add(object.objectID, permanent) }
             }
+            if let aliasBatch { aliases.add(batch: aliasBatch) }
         }
         for (object, permanent) in pairs where object.objectID != permanent {
             let old = object.objectID
@@ -192,7 +197,7 @@ extension ManagedObjectContext {
                 return RowSnapshot(values: object.values, version: object.rowVersion)
             }
             if let parent { return parent.snapshotForChild(id) }
-            guard let entity = model.entity(named: id.entityName) else { return nil }
+            guard let entity = model.entity(of: id) else { return nil }
             return try? persistentStoreCoordinator.snapshot(for: id, entity: entity)
         }
     }

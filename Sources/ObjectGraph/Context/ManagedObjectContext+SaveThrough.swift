@@ -221,7 +221,7 @@ extension ManagedObjectContext {
             var view: [ObjectID: RowSnapshot?] = [:]
             for id in Set(conflicts.map(\.objectID)) {
                 let object = registeredObject(for: id)
-                if refreshingFromStore, let entity = model.entity(named: id.entityName) {
+                if refreshingFromStore, let entity = model.entity(of: id) {
                     let fresh = try? persistentStoreCoordinator.freshSnapshot(for: id, entity: entity)
                     if let object, object.lifecycle == .loaded, !object.isInsertedFlag {
                         if let fresh { refreshKeepingLocalEdits(object, from: fresh) } else { markDeletedElsewhere(object) }

@@ -31,7 +31,7 @@ extension ManagedObjectContext {
 
     func validatePendingChanges() throws {
         var failures: [ValidationFailure] = []
-        for object in pending.inserted.values { failures += Validator.validate(object, context: self) }
+        for object in pending.orderedInserts { failures += Validator.validate(object, context: self) }
         for object in pending.updates { failures += Validator.validate(object, context: self) }
         for object in pending.deleted.values { failures += Validator.validateDelete(object, context: self) }
         if !failures.isEmpty { throw SaveError.validationFailed(failures) }
@@ -50,7 +50,8 @@ extension ManagedObjectContext {
             persistentStoreCoordinator.recordPermanentIDs(map)
             propagatePermanentIDs(map)
         }
-        finishSave(unit, outcome, before: nil, savedBy: nil)
+        // The unit held every pending change, and nothing changed since it was made.
+        finishSave(unit, outcome, before: nil, savedBy: nil, settlesEverything: true)
     }
 
     /// Writes `unit` (as this root context sees it) to the store. Nothing in any context
@@ -89,6 +90,19 @@ extension SettledSave {
     /// What a store write came to, for the unit it wrote.
     init(_ result: SaveResult, unit: SaveUnit) {
         self.init(permanentIDs: result.permanentIDs)
+        if result.rolledBack.isEmpty {
+            // Every insert and update was written as sent: the rows written are the saved ones.
+            saved = result.written
+            inserted.reserveCapacity(result.permanentIDs.count)
+            for change in unit.changes {
+                switch change.kind {
+                case .delete: deleted.insert(finalID(change.id))
+                case .insert: inserted.insert(finalID(change.id))
+                case .update: break
+                }
+            }
+            return
+        }
         for change in unit.changes {
             let id = finalID(change.id)
             switch change.kind {

@@ -99,12 +99,13 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
     // MARK: Queue-owned state
     let registryLock = Locked()
     /// Registered objects, held weakly: an unchanged object lives as long as the app uses it.
-    var registry: [ObjectID: Unmanaged<ManagedObject>] = [:]
+    var registry = ObjectIDTable<Unmanaged<ManagedObject>>()
     /// Row cache entries of objects that went away, released in batches (guarded by
     /// `registryLock`): an object's deinit then costs one lock, not two.
     var pendingRowReleases: [ObjectID] = []
-    /// Temporary IDs of objects that became permanent, so the old ID keeps resolving here.
-    var aliases: [ObjectID: ObjectID] = [:]
+    /// Temporary IDs of objects that became permanent, so the old ID keeps resolving here
+    /// (guarded by `registryLock`).
+    var aliases = AliasTable()
     /// The unsaved changes (queue-owned): one value, cleared in one way.
     var pending = PendingChanges()
     /// While this context's save through to the store is under way: its objects, by the ID

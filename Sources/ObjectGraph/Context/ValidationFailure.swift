@@ -34,7 +34,7 @@ public struct ValidationFailure: Error, Sendable, Hashable, CustomStringConverti
     /// A failure for custom validation in `ManagedObject.validate()`.
     public init(property: String?, message: String, objectID: ObjectID? = nil) {
         self.code = .custom
-        self.objectID = objectID ?? ObjectID(entityName: "", key: .temporary(UUID()))
+        self.objectID = objectID ?? ObjectID.makeTemporary(entityCode: 0)
         self.property = property
         self.message = message
     }

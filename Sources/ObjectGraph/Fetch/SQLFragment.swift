@@ -14,5 +14,5 @@ struct SQLFragment: Sendable, Equatable {
 extension StoredValue {
     /// The canonical text a Decimal is stored as: exact, and equal texts for equal values,
     /// so equality can be tested in SQL. Comparisons use `CAST(column AS REAL)`.
-    static func decimalText(_ value: Decimal) -> String { "\(value)" }
+    static func decimalText(_ value: Decimal) -> String { DecimalText.text(of: value) ?? "\(value)" }
 }

@@ -58,12 +58,13 @@ public final class CustomMigration {
         let select = try db.uncachedStatement(
             "SELECT \(table.selectList) FROM \(table.table) t0 WHERE t0._pk > ? ORDER BY t0._pk LIMIT ?")
         var after: Int64 = 0
+        let store = ObjectID.storeCode(for: storeIdentifier)
         while true {
             select.reset()
             select.bind([.int(after), .int(Int64(max(1, batchSize)))])
             var rows: [MigrationRow<Source>] = []
             while try select.step() {
-                let (id, snapshot) = table.snapshot(from: select, store: storeIdentifier)
+                let (id, snapshot) = table.snapshot(from: select, store: store)
                 rows.append(MigrationRow(objectID: id, values: snapshot.values, entity: entity, model: sourceModel, stage: stage,
                                          keyPaths: keyPaths))
             }

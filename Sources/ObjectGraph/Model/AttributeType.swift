@@ -37,6 +37,11 @@ public protocol AttributeValue {
 public struct StoredValueBox: Sendable, Hashable {
     let value: StoredValue
     init(_ value: StoredValue) { self.value = value }
+
+    // For `Optional`'s inlinable conformance, which the module declaring an attribute's type
+    // specializes (no generic metadata look-up per read).
+    @usableFromInline var isNull: Bool { value.isNull }
+    @usableFromInline static var null: StoredValueBox { StoredValueBox(.null) }
 }
 
 extension AttributeValue {
@@ -110,14 +115,16 @@ extension Optional: AttributeValue where Wrapped: AttributeValue {
     public static var attributeType: AttributeType { Wrapped.attributeType }
     public static var isOptional: Bool { true }
     public static var defaultAttributeValue: Wrapped? { nil }
+    @inlinable
     public init?(storedValue: StoredValueBox) {
-        if storedValue.value.isNull { self = .none; return }
+        if storedValue.isNull { self = .none; return }
         guard let v = Wrapped(storedValue: storedValue) else { return nil }
         self = .some(v)
     }
+    @inlinable
     public var storedValueBox: StoredValueBox {
         switch self {
-        case .none: return StoredValueBox(.null)
+        case .none: return .null
         case .some(let v): return v.storedValueBox
         }
     }

@@ -17,8 +17,16 @@ public final class EntityDescription: Sendable, CustomStringConvertible {
     /// relationship names, in index order.
     public let indexes: [[String]]
 
+    /// The entity's number in ``ObjectID``s (see `InternTable`).
+    let code: UInt32
     let propertyIndexByName: [String: Int]
+    /// For each property, where a relationship's inverse is; nil for attributes. Read on every
+    /// relationship change instead of the descriptions and two look-ups by name.
+    let links: [RelationshipLink?]
     let attributeIndices: [Int]
+    /// A new object's values before its declarations' defaults are evaluated: each
+    /// attribute's recorded default, relationships empty (a to-many loaded and empty).
+    let newObjectValues: [StoredValue]
     let relationshipIndices: [Int]
     let uniquenessIndices: [[Int]]
     /// The properties whose values persistent history records (attributes and to-one
@@ -36,8 +44,10 @@ public final class EntityDescription: Sendable, CustomStringConvertible {
     nonisolated(unsafe) private var keyPathCache: [AnyKeyPath: [PropertyStep]] = [:]
 
     init(name: String, objectType: ManagedObject.Type, properties: [PropertyDescription],
-         uniquenessIndices: [[Int]], indexes: [[Int]] = []) {
+         uniquenessIndices: [[Int]], indexes: [[Int]] = [], links: [RelationshipLink?] = []) {
+        self.links = links.count == properties.count ? links : properties.map { _ in nil }
         self.name = name
+        self.code = name.isEmpty ? 0 : ObjectID.entityCode(for: name)
         self.objectType = objectType
         self.properties = properties
         var byName: [String: Int] = [:]
@@ -45,6 +55,12 @@ public final class EntityDescription: Sendable, CustomStringConvertible {
         self.propertyIndexByName = byName
         self.attributeIndices = properties.indices.filter {
             if case .attribute = properties[$0] { return true } else { return false }
+        }
+        self.newObjectValues = properties.map {
+            switch $0 {
+            case .attribute(let a): return a.defaultValue
+            case .relationship(let r): return r.isToMany ? .references([]) : .null
+            }
         }
         self.relationshipIndices = properties.indices.filter {
             if case .relationship = properties[$0] { return true } else { return false }
@@ -106,6 +122,14 @@ public final class EntityDescription: Sendable, CustomStringConvertible {
     func cachePath(_ path: [PropertyStep], for keyPath: AnyKeyPath) {
         keyPathLock.withLock { keyPathCache[keyPath] = path }
     }
+}
+
+/// A relationship and its inverse, by index: what keeping both sides in step needs.
+struct RelationshipLink: Sendable {
+    let isToMany: Bool
+    /// The inverse's index among the destination entity's properties.
+    let inverseIndex: Int
+    let inverseIsToMany: Bool
 }
 
 /// One step of a resolved key path: a property of an entity.

@@ -23,6 +23,9 @@ public final class ManagedObjectModel: Sendable {
 
     let entitiesByName: [String: EntityDescription]
     let entitiesByType: [ObjectIdentifier: EntityDescription]
+    /// Entities by their number in ``ObjectID``s (a process-wide number, so the array has
+    /// holes for other models' entities).
+    private let entitiesByCode: [EntityDescription?]
     let schema: ModelSchema
     let prototypes: PrototypeRegistry
 
@@ -41,6 +44,9 @@ public final class ManagedObjectModel: Sendable {
         self.entities = built
         self.entitiesByName = Dictionary(uniqueKeysWithValues: built.map { ($0.name, $0) })
         self.entitiesByType = Dictionary(uniqueKeysWithValues: built.map { (ObjectIdentifier($0.objectType), $0) })
+        var byCode = [EntityDescription?](repeating: nil, count: Int(built.map(\.code).max() ?? 0) + 1)
+        for entity in built { byCode[Int(entity.code)] = entity }
+        self.entitiesByCode = byCode
         self.prototypes = builder.registry
         self.schema = ModelSchema(entities: built)
         self.versionHash = schema.versionHash
@@ -49,6 +55,12 @@ public final class ManagedObjectModel: Sendable {
 
     /// The entity with this name.
     public func entity(named name: String) -> EntityDescription? { entitiesByName[name] }
+
+    /// The entity of an object ID, without a look-up by name.
+    func entity(of id: ObjectID) -> EntityDescription? {
+        let code = Int(id.entityCode)
+        return code < entitiesByCode.count ? entitiesByCode[code] : nil
+    }
 
     /// The stored property a key path names (`\Client.name`), for tools that work from the
     /// model's declarations (a form reading an attribute's length limit, say); nil for a

@@ -154,7 +154,18 @@ struct ModelBuilder {
             }
             return EntityDescription(name: entity.name, objectType: entity.type, properties: described,
                                      uniquenessIndices: try uniquenessIndices(of: entity, properties: described),
-                                     indexes: try compoundIndexes(of: entity, properties: described))
+                                     indexes: try compoundIndexes(of: entity, properties: described),
+                                     links: links(of: described))
+        }
+    }
+
+    /// Each relationship's inverse by index (the inverses are resolved by now).
+    private func links(of described: [PropertyDescription]) -> [RelationshipLink?] {
+        described.map { property in
+            guard case .relationship(let r) = property,
+                  let inverseIndex = properties[r.destinationEntityName]?.firstIndex(where: { $0.name == r.inverseName }),
+                  case .relationship(let inverse)? = properties[r.destinationEntityName]?[inverseIndex] else { return nil }
+            return RelationshipLink(isToMany: r.isToMany, inverseIndex: inverseIndex, inverseIsToMany: inverse.isToMany)
         }
     }
 

@@ -56,6 +56,10 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     var holdsRowCacheEntry = false
     /// Listed in the context's changes for the next ObjectsDidChange notification.
     var isAwaitingNotification = false
+    /// Counted among the context's changed objects (`PendingChanges`).
+    var isChangeNoted = false
+    /// Has an entry in the context's list of changed objects (noted, or forgotten since).
+    var isListedAsChanged = false
 
     /// Creates an object and inserts it into `context`.
     ///
@@ -63,16 +67,16 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     /// `awakeFromInsert()` runs.
     public required init(context: ManagedObjectContext) {
         let state = ThreadState.current
-        let defaults = state.defaults
-        state.reset()
         guard let entity = context.model.entitiesByType[ObjectIdentifier(Self.self)] else {
             preconditionFailure("\(Self.self) is not an entity of this context's model; add it to ManagedObjectModel(entities:)")
         }
         self.entity = entity
-        self.objectID = ObjectID.makeTemporary(entityName: entity.name)
+        self.objectID = ObjectID.makeTemporary(entityCode: entity.code)
         self.lifecycle = .loaded
         self.managedObjectContext = context
-        self.values = Self.normalizedDefaults(defaults, entity: entity)
+        // Read before the reset, which then keeps the state's buffer instead of replacing it.
+        self.values = Self.normalizedDefaults(state.defaults, entity: entity)
+        state.reset()
         context.insert(self)
         awakeFromInsert()
     }
@@ -84,7 +88,7 @@ open class ManagedObject: Hashable, CustomStringConvertible {
         case .prototype:
             // The model reads the declarations from the state and resets it.
             self.entity = ManagedObject.placeholderEntity
-            self.objectID = ObjectID(entityName: "", key: .temporary(UUID()))
+            self.objectID = ObjectID.makeTemporary(entityCode: 0)
             self.lifecycle = .prototype
         case let .fault(id, context, entity):
             state.reset()
@@ -104,18 +108,9 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     /// `defaults` holds the attributes' defaults in declaration order (relationship wrappers
     /// record none); a new object's relationships are loaded and empty.
     private static func normalizedDefaults(_ defaults: [StoredValue], entity: EntityDescription) -> [StoredValue] {
-        var values: [StoredValue] = []
-        values.reserveCapacity(entity.properties.count)
-        var next = 0
-        for property in entity.properties {
-            switch property {
-            case .attribute(let a):
-                values.append(next < defaults.count ? defaults[next] : a.defaultValue)
-                next += 1
-            case .relationship(let r):
-                values.append(r.isToMany ? .references([]) : .null)
-            }
-        }
+        var values = entity.newObjectValues
+        let indices = entity.attributeIndices
+        for n in 0..<min(defaults.count, indices.count) { values[indices[n]] = defaults[n] }
         return values
     }
 

@@ -13,49 +13,124 @@ import Synchronization
 /// in any coordinator on the same store with
 /// ``PersistentStoreCoordinator/managedObjectID(forURIRepresentation:)``.
 public struct ObjectID: Hashable, Sendable, CustomStringConvertible {
+    /// What an ID names, as the rest of ObjectGraph builds one.
     enum Key: Hashable, Sendable {
         case temporary(UUID)
         case permanent(store: UUID, primaryKey: Int64)
     }
 
-    /// The entity's name.
-    public let entityName: String
-    let key: Key
+    // Sixteen bytes with nothing to retain: the entity's and the store's numbers in this
+    // process (see `InternTable`) and the key. A temporary ID has store number 0 and a number
+    // of this process in `value` (negative for one parsed from another process's URI).
+    let entityCode: UInt32
+    let storeCode: UInt32
+    let value: Int64
 
-    init(entityName: String, key: Key) {
-        self.entityName = entityName
-        self.key = key
+    init(entityCode: UInt32, storeCode: UInt32, value: Int64) {
+        self.entityCode = entityCode
+        self.storeCode = storeCode
+        self.value = value
     }
 
-    /// Temporary IDs are unique within the process: a random prefix per process and a
-    /// counter (cheaper than a random UUID per inserted object, and just as unique here,
-    /// since a temporary ID never leaves its process).
-    static func makeTemporary(entityName: String) -> ObjectID {
-        let n = temporaryCounter.add(1, ordering: .relaxed).newValue
-        var bytes = temporaryPrefix.uuid
-        withUnsafeMutableBytes(of: &bytes) { raw in
-            for i in 0..<8 { raw[8 + i] = UInt8(truncatingIfNeeded: n >> (8 * (7 - i))) }
+    /// An ID from names; nil only when the process has met more distinct entity names or
+    /// stores than it keeps numbers for (see `InternTable`; `fromOutside` for names read
+    /// from input).
+    init?(checkedEntityName entityName: String, key: Key, fromOutside: Bool = false) {
+        guard let entity = Self.entityNames.code(for: entityName, fromOutside: fromOutside) else { return nil }
+        switch key {
+        case .temporary(let uuid):
+            if let number = Self.temporaryNumber(uuid) {
+                self.init(entityCode: entity, storeCode: 0, value: number)
+            } else {
+                guard let foreign = Self.foreignTemporaries.code(for: uuid, fromOutside: true) else { return nil }
+                self.init(entityCode: entity, storeCode: 0, value: -Int64(foreign))
+            }
+        case .permanent(let store, let pk):
+            guard let code = Self.stores.code(for: store, fromOutside: fromOutside) else { return nil }
+            self.init(entityCode: entity, storeCode: code, value: pk)
         }
-        return ObjectID(entityName: entityName, key: .temporary(UUID(uuid: bytes)))
     }
 
+    /// An ID of an entity and store this process knows (a model's entity, an opened store).
+    init(entityName: String, key: Key) {
+        guard let id = ObjectID(checkedEntityName: entityName, key: key) else {
+            preconditionFailure("more than \(Self.tableCapacity) distinct entity names or stores in one process")
+        }
+        self = id
+    }
+
+    /// The entity's name.
+    public var entityName: String { entityCode == 0 ? "" : Self.entityNames.value(for: entityCode) }
+
+    var key: Key {
+        if storeCode == 0 { return .temporary(temporaryUUID) }
+        return .permanent(store: Self.stores.value(for: storeCode), primaryKey: value)
+    }
+
+    /// The number of an entity name of this process's models.
+    static func entityCode(for name: String) -> UInt32 {
+        guard let code = entityNames.code(for: name) else {
+            preconditionFailure("more than \(tableCapacity) distinct entity names in one process")
+        }
+        return code
+    }
+
+    /// The number of a store this process opened.
+    static func storeCode(for identifier: UUID) -> UInt32 {
+        guard let code = stores.code(for: identifier) else {
+            preconditionFailure("more than \(tableCapacity) distinct stores in one process")
+        }
+        return code
+    }
+
+    /// A new temporary ID, unique within the process: a counter (a temporary ID never leaves
+    /// its process, so no random UUID per inserted object).
+    static func makeTemporary(entityName: String) -> ObjectID {
+        makeTemporary(entityCode: entityCode(for: entityName))
+    }
+
+    static func makeTemporary(entityCode: UInt32) -> ObjectID {
+        ObjectID(entityCode: entityCode, storeCode: 0, value: Int64(temporaryCounter.add(1, ordering: .relaxed).newValue))
+    }
+
+    static let tableCapacity = 1 << 20
+    static let entityNames = InternTable<String>(capacity: tableCapacity)
+    static let stores = InternTable<UUID>(capacity: tableCapacity)
+    /// Temporary UUIDs of other processes, met in URIs.
+    private static let foreignTemporaries = InternTable<UUID>(capacity: tableCapacity)
+    /// The first eight bytes of this process's temporary UUIDs; the counter is the last eight.
     private static let temporaryPrefix = UUID()
     private static let temporaryCounter = Atomic<UInt64>(0)
 
-    /// Whether the store has not yet assigned this object's permanent ID.
-    public var isTemporaryID: Bool {
-        if case .temporary = key { return true } else { return false }
+    private var temporaryUUID: UUID {
+        if value < 0 { return Self.foreignTemporaries.value(for: UInt32(-value)) }
+        var bytes = Self.temporaryPrefix.uuid
+        withUnsafeMutableBytes(of: &bytes) { raw in
+            for i in 0..<8 { raw[8 + i] = UInt8(truncatingIfNeeded: UInt64(value) >> (8 * (7 - i))) }
+        }
+        return UUID(uuid: bytes)
     }
+
+    /// The counter of a UUID this process made for a temporary ID; nil for any other UUID.
+    private static func temporaryNumber(_ uuid: UUID) -> Int64? {
+        var bytes = uuid.uuid, prefix = temporaryPrefix.uuid
+        let number: Int64? = withUnsafeBytes(of: &bytes) { raw in
+            withUnsafeBytes(of: &prefix) { mine in
+                guard raw.prefix(8).elementsEqual(mine.prefix(8)) else { return nil }
+                return Int64(bitPattern: raw.suffix(8).reduce(UInt64(0)) { $0 << 8 | UInt64($1) })
+            }
+        }
+        return number.flatMap { $0 >= 0 ? $0 : nil }
+    }
+
+    /// Whether the store has not yet assigned this object's permanent ID.
+    public var isTemporaryID: Bool { storeCode == 0 }
 
     /// The row's primary key; nil for temporary IDs.
-    public var primaryKey: Int64? {
-        if case .permanent(_, let pk) = key { return pk } else { return nil }
-    }
+    public var primaryKey: Int64? { storeCode == 0 ? nil : value }
 
     /// The identifier of the store that holds the row; nil for temporary IDs.
-    public var storeIdentifier: UUID? {
-        if case .permanent(let store, _) = key { return store } else { return nil }
-    }
+    public var storeIdentifier: UUID? { storeCode == 0 ? nil : Self.stores.value(for: storeCode) }
 
     /// The URI form, stable across launches and coordinators for permanent IDs.
     public func uriRepresentation() -> URL {
@@ -81,29 +156,23 @@ public struct ObjectID: Hashable, Sendable, CustomStringConvertible {
         switch marker {
         case "t":
             guard let uuid = UUID(uuidString: rest), (uri.host ?? "").isEmpty else { return nil }
-            self.init(entityName: entity, key: .temporary(uuid))
+            self.init(checkedEntityName: entity, key: .temporary(uuid), fromOutside: true)
         case "p":
             guard let host = uri.host, let store = UUID(uuidString: host),
                   let pk = Int64(rest), pk > 0 else { return nil }
-            self.init(entityName: entity, key: .permanent(store: store, primaryKey: pk))
+            self.init(checkedEntityName: entity, key: .permanent(store: store, primaryKey: pk), fromOutside: true)
         default:
             return nil
         }
     }
 
     public var description: String {
-        switch key {
-        case .temporary(let uuid): return "\(entityName)/t\(uuid.uuidString.prefix(8))"
-        case .permanent(_, let pk): return "\(entityName)/p\(pk)"
-        }
+        storeCode == 0 ? "\(entityName)/t\(temporaryUUID.uuidString.prefix(8))" : "\(entityName)/p\(value)"
     }
 
-    // Hashing the entity name costs more than the key; the key alone is nearly unique.
+    // One integer: the key and the entity (the store rarely differs within one table).
     public func hash(into hasher: inout Hasher) {
-        switch key {
-        case .temporary(let uuid): hasher.combine(uuid)
-        case .permanent(_, let pk): hasher.combine(pk)
-        }
+        hasher.combine(UInt64(bitPattern: value) ^ (UInt64(entityCode) << 48) ^ (UInt64(storeCode) << 32))
     }
 }
 

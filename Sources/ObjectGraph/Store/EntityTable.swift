@@ -1,13 +1,18 @@
 import Foundation
 
 /// The SQL of one entity's table, built once when the store opens.
-struct EntityTable: Sendable {
+///
+/// A class: a save asks for its entity's table once per row, and handing out a reference
+/// costs one retain where a copy of these strings and arrays cost a dozen.
+final class EntityTable: Sendable {
     enum Column: Sendable {
         case attribute(AttributeType)
-        case toOne(destination: String)
+        /// The destination entity's number in ``ObjectID``s.
+        case toOne(destination: UInt32)
     }
 
     let entity: String
+    let entityCode: UInt32
     let table: String
     /// Properties stored as columns of this table, by property index, in SELECT order.
     let columns: [(index: Int, name: String, kind: Column)]
@@ -16,6 +21,8 @@ struct EntityTable: Sendable {
     let toManyIndices: [Int]
     /// `t0._pk, t0._version, t0."col", ...`
     let selectList: String
+    /// One row by primary key: a fault's query, made once rather than per fault.
+    let selectByKeySQL: String
     let insertSQL: String
     /// How many rows `chunkInsertSQL` inserts: at most 64, and never more parameters than
     /// the 999 every SQLite build allows.
@@ -27,6 +34,7 @@ struct EntityTable: Sendable {
 
     init(entity: EntityDescription) {
         self.entity = entity.name
+        self.entityCode = entity.code
         self.table = SQLSchema.table(entity)
         self.propertyCount = entity.properties.count
         var columns: [(Int, String, Column)] = []
@@ -36,13 +44,16 @@ struct EntityTable: Sendable {
             case .attribute(let a): columns.append((i, SQLSchema.quote(a.name), .attribute(a.type)))
             case .relationship(let r):
                 if r.isToMany { toMany.append(i) }
-                else { columns.append((i, SQLSchema.quote(r.name), .toOne(destination: r.destinationEntityName))) }
+                else {
+                    columns.append((i, SQLSchema.quote(r.name), .toOne(destination: ObjectID.entityCode(for: r.destinationEntityName))))
+                }
             }
         }
         self.columns = columns
         self.toManyIndices = toMany
         let names = columns.map(\.1)
         selectList = (["t0._pk", "t0._version"] + names.map { "t0.\($0)" }).joined(separator: ", ")
+        selectByKeySQL = "SELECT \(selectList) FROM \(table) t0 WHERE t0._pk = ?"
         let rowValues = "(?, 1\(String(repeating: ", ?", count: names.count)))"
         insertSQL = "INSERT INTO \(table) (_pk, _version\(names.map { ", \($0)" }.joined())) VALUES \(rowValues)"
         rowsPerInsert = max(1, min(64, 999 / (names.count + 1)))
@@ -52,7 +63,7 @@ struct EntityTable: Sendable {
     }
 
     /// Reads a row selected with `selectList` (starting at `offset`) into a snapshot.
-    func snapshot(from statement: SQLiteStatement, store: UUID, offset: Int32 = 0) -> (ObjectID, RowSnapshot) {
+    func snapshot(from statement: SQLiteStatement, store: UInt32, offset: Int32 = 0) -> (ObjectID, RowSnapshot) {
         let pk = statement.int(at: offset)
         let version = statement.int(at: offset + 1)
         var values = [StoredValue](repeating: .unloaded, count: propertyCount)
@@ -65,13 +76,13 @@ struct EntityTable: Sendable {
                 if statement.isNull(at: column) {
                     values[index] = .null
                 } else {
-                    values[index] = .reference(ObjectID(entityName: destination,
-                                                        key: .permanent(store: store, primaryKey: statement.int(at: column))))
+                    values[index] = .reference(ObjectID(entityCode: destination, storeCode: store,
+                                                        value: statement.int(at: column)))
                 }
             }
             column += 1
         }
-        let id = ObjectID(entityName: entity, key: .permanent(store: store, primaryKey: pk))
+        let id = ObjectID(entityCode: entityCode, storeCode: store, value: pk)
         return (id, RowSnapshot(values: values, version: version))
     }
 }

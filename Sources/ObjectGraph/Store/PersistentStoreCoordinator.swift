@@ -122,15 +122,17 @@ public final class PersistentStoreCoordinator: Sendable {
     public func managedObjectID(forURIRepresentation uri: URL) throws -> ObjectID? {
         guard let id = ObjectID(uri: uri) else { throw ObjectIDURIError.malformed(uri.absoluteString) }
         if id.isTemporaryID { throw ObjectIDURIError.temporaryID(uri.absoluteString) }
-        guard id.storeIdentifier == storeIdentifier, model.entity(named: id.entityName) != nil else { return nil }
+        guard id.storeCode == storage.withLock({ $0?.storeCode }), model.entity(of: id) != nil else { return nil }
         return id
     }
 
     /// The permanent ID of the row with this primary key (for keys that arrive from
     /// outside, such as `/clients/42`); nil before a store is added. The row is not read.
     public func managedObjectID<T: ManagedObject>(for type: T.Type, primaryKey: Int64) -> ObjectID? {
-        guard let store = storeIdentifier, let entity = model.entity(for: type), primaryKey > 0 else { return nil }
-        return ObjectID(entityName: entity.name, key: .permanent(store: store, primaryKey: primaryKey))
+        guard let store = storage.withLock({ $0?.storeCode }), let entity = model.entity(for: type), primaryKey > 0 else {
+            return nil
+        }
+        return ObjectID(entityCode: entity.code, storeCode: store, value: primaryKey)
     }
 
     // MARK: Reads for contexts
@@ -145,7 +147,7 @@ public final class PersistentStoreCoordinator: Sendable {
     func freshSnapshot(for id: ObjectID, entity: EntityDescription) throws -> RowSnapshot? {
         guard let pk = id.primaryKey else { return nil }
         let store = try requireStore()
-        guard id.storeIdentifier == store.identifier else { return nil }
+        guard id.storeCode == store.storeCode else { return nil }
         guard let row = try store.row(primaryKey: pk, entity: entity) else { return nil }
         rowCache.store([(id, row)])
         return row
@@ -165,7 +167,7 @@ public final class PersistentStoreCoordinator: Sendable {
     }
 
     func permanentID(for temporary: ObjectID) -> ObjectID? {
-        permanentIDs.withLock { $0[temporary] }
+        permanentIDs.withLock { $0.isEmpty ? nil : $0[temporary] }
     }
 
     func save(_ request: SaveRequest) throws -> SaveResult {

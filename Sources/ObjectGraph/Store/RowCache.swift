@@ -73,11 +73,11 @@ extension RowCache {
 
     /// What the cache knows; changed only while the cache's mutex is held.
     private struct State {
-        var entries: [ObjectID: Entry] = [:]
-        var prefetched: [ObjectID: RowSnapshot] = [:]
+        var entries = ObjectIDTable<Entry>()
+        var prefetched = ObjectIDTable<RowSnapshot>()
         /// Rows known to have changed elsewhere: snapshots older than this version (read
         /// before the change, stored after the invalidation) are refused.
-        var floors: [ObjectID: Int64] = [:]
+        var floors = ObjectIDTable<Int64>()
         let prefetchLimit = 200_000
 
         func snapshot(for id: ObjectID) -> RowSnapshot? {
@@ -88,14 +88,13 @@ extension RowCache {
         mutating func store(_ rows: [(ObjectID, RowSnapshot)]) {
             if prefetched.count + rows.count > prefetchLimit { prefetched.removeAll(keepingCapacity: true) }
             for (id, snapshot) in rows {
-                if let floor = floors[id] {
+                if !floors.isEmpty, let floor = floors[id] {
                     if snapshot.version < floor { continue }
                     floors[id] = nil
                 }
-                if var entry = entries[id] {
-                    if snapshot.version >= entry.snapshot.version {
-                        entry.snapshot = snapshot
-                        entries[id] = entry
+                if let index = entries.index(forKey: id) {
+                    if snapshot.version >= entries[at: index].snapshot.version {
+                        entries[at: index].snapshot = snapshot
                     }
                 } else {
                     prefetched[id] = snapshot
@@ -104,28 +103,29 @@ extension RowCache {
         }
 
         mutating func retain(_ id: ObjectID) {
-            if entries[id] != nil {
-                entries[id]?.references += 1
+            if let index = entries.index(forKey: id) {
+                entries[at: index].references += 1
             } else if let snapshot = prefetched.removeValue(forKey: id) {
                 entries[id] = Entry(snapshot: snapshot, references: 1)
             }
         }
 
         mutating func release(_ id: ObjectID) {
-            guard var entry = entries[id] else { return }
-            entry.references -= 1
-            if entry.references <= 0 { entries[id] = nil } else { entries[id] = entry }
+            guard let index = entries.index(forKey: id) else { return }
+            entries[at: index].references -= 1
+            if entries[at: index].references <= 0 { entries.remove(at: index) }
         }
 
         mutating func storeHeld(_ rows: [(ObjectID, RowSnapshot)]) {
+            entries.reserveCapacity(entries.count + rows.count)
             for (id, snapshot) in rows {
-                floors[id] = nil   // our own write: the newest version there is
-                if var entry = entries[id] {
-                    entry.snapshot = snapshot
-                    entry.references += 1
-                    entries[id] = entry
+                if !floors.isEmpty { floors[id] = nil }   // our own write: the newest version there is
+                let index = entries.index(forKey: id)
+                if let index {
+                    entries[at: index].snapshot = snapshot
+                    entries[at: index].references += 1
                 } else {
-                    prefetched[id] = nil
+                    if !prefetched.isEmpty { prefetched[id] = nil }
                     entries[id] = Entry(snapshot: snapshot, references: 1)
                 }
             }
@@ -134,9 +134,8 @@ extension RowCache {
         mutating func apply(written: [ObjectID: RowSnapshot], deleted: Set<ObjectID>) {
             for (id, snapshot) in written {
                 floors[id] = nil
-                if var entry = entries[id] {
-                    entry.snapshot = snapshot
-                    entries[id] = entry
+                if let index = entries.index(forKey: id) {
+                    entries[at: index].snapshot = snapshot
                 } else if prefetched[id] != nil {
                     prefetched[id] = snapshot
                 }
@@ -152,7 +151,7 @@ extension RowCache {
             let known = max(entries[id]?.snapshot.version ?? -1, prefetched[id]?.version ?? -1)
             if known >= 0 { floors[id] = max(floors[id] ?? 0, known + 1) }
             prefetched[id] = nil
-            if entries[id] != nil { entries[id]?.snapshot = RowSnapshot(values: [], version: -1) }
+            if let index = entries.index(forKey: id) { entries[at: index].snapshot = RowSnapshot(values: [], version: -1) }
         }
     }
 }

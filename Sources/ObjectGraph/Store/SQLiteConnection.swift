@@ -10,6 +10,9 @@ final class SQLiteConnection {
     let path: String
     let busyTimeout: TimeInterval
     private var statements: [String: SQLiteStatement] = [:]
+    /// The statement asked for last: a save asks for the same one row after row, and comparing
+    /// the SQL (the same string, mostly) costs less than hashing it.
+    private var recent: SQLiteStatement?
 
     init(path: String, readOnly: Bool, create: Bool, busyTimeout: TimeInterval, vfs: String? = nil) throws {
         var db: OpaquePointer?
@@ -36,18 +39,25 @@ final class SQLiteConnection {
     }
 
     deinit {
+        recent = nil
         statements.removeAll()
         sqlite3_close_v2(handle)
     }
 
     /// A cached prepared statement for `sql`, reset and ready to bind.
     func statement(_ sql: String) throws -> SQLiteStatement {
+        if let recent, recent.sql == sql {
+            recent.reset()
+            return recent
+        }
         if let cached = statements[sql] {
             cached.reset()
+            recent = cached
             return cached
         }
         let statement = try SQLiteStatement(connection: self, sql: sql)
         statements[sql] = statement
+        recent = statement
         return statement
     }
 
@@ -232,6 +242,10 @@ final class SQLiteStatement {
         case .double: return .double(sqlite3_column_double(handle, column))
         case .date: return .date(Date(timeIntervalSince1970: sqlite3_column_double(handle, column)))
         case .decimal:
+            if columnType == SQLITE_TEXT, let bytes = sqlite3_column_text(handle, column),
+               let d = DecimalText.parse(UnsafeBufferPointer(start: bytes, count: Int(sqlite3_column_bytes(handle, column)))) {
+                return .decimal(d)
+            }
             if columnType == SQLITE_TEXT, let text = string(at: column), let d = Decimal(string: text) {
                 return .decimal(d)
             }

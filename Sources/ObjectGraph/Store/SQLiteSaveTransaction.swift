@@ -33,6 +33,7 @@ struct SQLiteSaveTransaction {
     /// - Throws: ``SaveError/mergeConflict(_:)`` (every conflict of the save),
     ///   ``SaveError/uniquenessViolation(_:)``, ``StoreError``.
     mutating func run() throws -> SaveResult {
+        result.written.reserveCapacity(request.inserts.count + request.updates.count)
         try assignPermanentKeys()
         try findUpserts()
         for insert in request.inserts { try write(insert) }
@@ -60,10 +61,12 @@ struct SQLiteSaveTransaction {
             }
         }
         let needKeys = Dictionary(grouping: temporary, by: \.entity)
+        result.permanentIDs.reserveCapacity(temporary.count)
         for (entity, inserts) in needKeys {
             guard let range = try store.reservePrimaryKeys(entity, count: inserts.count, in: db) else { continue }
+            let first = store.objectID(entity, primaryKey: range.lowerBound)
             for (insert, pk) in zip(inserts, range) {
-                result.permanentIDs[insert.id] = store.objectID(entity, primaryKey: pk)
+                result.permanentIDs[insert.id] = ObjectID(entityCode: first.entityCode, storeCode: first.storeCode, value: pk)
             }
         }
     }

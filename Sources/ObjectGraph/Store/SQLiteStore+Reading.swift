@@ -16,7 +16,7 @@ extension SQLiteStore {
             statement.bind(condition?.bindings ?? [])
             var rows: [(ObjectID, RowSnapshot)] = []
             while try statement.step() {
-                rows.append(table.snapshot(from: statement, store: identifier))
+                rows.append(table.snapshot(from: statement, store: storeCode))
             }
             return rows
         }
@@ -36,7 +36,7 @@ extension SQLiteStore {
             statement.bind(condition?.bindings ?? [])
             var rows: [(id: ObjectID, row: RowSnapshot, rank: Double)] = []
             while try statement.step() {
-                let (id, row) = table.snapshot(from: statement, store: identifier)
+                let (id, row) = table.snapshot(from: statement, store: storeCode)
                 rows.append((id, row, statement.double(at: rankColumn)))
             }
             return rows
@@ -76,13 +76,13 @@ extension SQLiteStore {
     /// One row by primary key (through a cached statement); nil when it does not exist.
     func row(primaryKey: Int64, entity: EntityDescription) throws -> RowSnapshot? {
         let table = table(for: entity)
-        let sql = "SELECT \(table.selectList) FROM \(table.table) t0 WHERE t0._pk = ?"
+        let sql = table.selectByKeySQL
         readQueryCount.add(1, ordering: .relaxed)
         return try pool.read { db in
             let statement = try db.statement(sql)
             defer { statement.reset() }
             statement.bind(.int(primaryKey), at: 1)
-            return try statement.step() ? table.snapshot(from: statement, store: identifier).1 : nil
+            return try statement.step() ? table.snapshot(from: statement, store: storeCode).1 : nil
         }
     }
 
@@ -111,7 +111,7 @@ extension SQLiteStore {
             defer { statement.reset() }
             statement.bind(.int(ownerKey), at: 1)
             var rows: [(ObjectID, RowSnapshot)] = []
-            while try statement.step() { rows.append(table.snapshot(from: statement, store: identifier)) }
+            while try statement.step() { rows.append(table.snapshot(from: statement, store: storeCode)) }
             return rows
         }
     }

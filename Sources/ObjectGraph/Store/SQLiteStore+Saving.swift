@@ -45,7 +45,8 @@ extension SQLiteStore {
 
     /// The permanent ID of a row of this store.
     func objectID(_ entity: String, primaryKey: Int64) -> ObjectID {
-        ObjectID(entityName: entity, key: .permanent(store: identifier, primaryKey: primaryKey))
+        ObjectID(entityCode: model.entity(named: entity)?.code ?? ObjectID.entityCode(for: entity), storeCode: storeCode,
+                 value: primaryKey)
     }
 
     /// The row whose values of some uniqueness constraint equal `values`', if any.
@@ -60,7 +61,7 @@ extension SQLiteStore {
             defer { statement.reset() }
             statement.bind(key)
             if try statement.step() {
-                let (id, row) = table.snapshot(from: statement, store: identifier)
+                let (id, row) = table.snapshot(from: statement, store: storeCode)
                 return (id.primaryKey ?? 0, row)
             }
         }
@@ -107,10 +108,10 @@ extension SQLiteStore {
     }
 
     func currentRow(pk: Int64, table: EntityTable, in db: SQLiteConnection) throws -> RowSnapshot? {
-        let statement = try db.statement("SELECT \(table.selectList) FROM \(table.table) t0 WHERE t0._pk = ?")
+        let statement = try db.statement(table.selectByKeySQL)
         defer { statement.reset() }
         statement.bind(.int(pk), at: 1)
-        return try statement.step() ? table.snapshot(from: statement, store: identifier).1 : nil
+        return try statement.step() ? table.snapshot(from: statement, store: storeCode).1 : nil
     }
 
     /// Many-to-many links and ordered positions, written from the values that changed.

@@ -11,6 +11,8 @@ import Synchronization
 /// that the description's migration plan migrates, is written to.
 final class SQLiteStore: Sendable {
     let identifier: UUID
+    /// `identifier`'s number in this process's ``ObjectID``s.
+    let storeCode: UInt32
     let model: ManagedObjectModel
     let path: String
     let tables: [String: EntityTable]
@@ -78,6 +80,7 @@ final class SQLiteStore: Sendable {
             if hadWAL { writer.keepWALOnClose() }
             throw error
         }
+        self.storeCode = ObjectID.storeCode(for: identifier)
         self.builtSearchIndexes = try Self.prepareSearchIndexes(model: model, in: writer)
         self.recordsHistory = try Self.prepareHistory(writer, requested: description.recordsHistory)
         let timeout = description.busyTimeout
@@ -105,6 +108,7 @@ final class SQLiteStore: Sendable {
     init(migrating db: SQLiteConnection, model: ManagedObjectModel, identifier: UUID, recordsHistory: Bool,
          writerIdentity: String, history: MigrationHistoryTransaction) {
         self.identifier = identifier
+        self.storeCode = ObjectID.storeCode(for: identifier)
         self.model = model
         self.path = db.path
         var tables: [String: EntityTable] = [:]

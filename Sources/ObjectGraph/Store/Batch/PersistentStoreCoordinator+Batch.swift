@@ -26,7 +26,7 @@ extension PersistentStoreCoordinator {
         var keyPathError: BatchError?
         let nextRow = request.makeRowSource()
         // One placeholder ID names every row in validation messages (rows have no objects).
-        let rowID = ObjectID(entityName: entity.name, key: .temporary(UUID()))
+        let rowID = ObjectID.makeTemporary(entityCode: entity.code)
         let outcome = try store.batchInsert(entity, next: {
             guard let values = nextRow() else { return nil }
             defer { row += 1 }
@@ -70,7 +70,7 @@ extension PersistentStoreCoordinator {
         for (index, value) in values {
             switch entity.properties[index] {
             case .attribute(let a):
-                let id = ObjectID(entityName: entity.name, key: .temporary(UUID()))
+                let id = ObjectID.makeTemporary(entityCode: entity.code)
                 failures += Validator.check(value, attribute: a, objectID: id).map {
                     BatchError.RowFailure(row: 0, property: a.name, message: $0.message)
                 }

@@ -41,10 +41,9 @@ let package = Package(
         ]),
 
         // The Invoices domain, context stack, sessions, pages and inspector.
-        // CSQLite only to watch the file for other processes' commits (`PRAGMA data_version`,
-        // see StoreVersion); Mustache for the pages' typed template contexts.
+        // Mustache for the pages' typed template contexts.
         .target(name: "InvoicesApp", dependencies: [
-            "ObjectGraph", "WebServer", "CSQLite", "CPangoCairo",
+            "ObjectGraph", "WebServer", "CPangoCairo",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "HTTPTypes", package: "swift-http-types"),
             .product(name: "Mustache", package: "swift-mustache"),

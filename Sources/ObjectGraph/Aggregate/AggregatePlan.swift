@@ -5,7 +5,7 @@ import Foundation
 ///
 /// The store reads those columns for the matching rows and ``GroupTable`` groups and adds
 /// them up; unsaved objects go through the same table.
-struct AggregatePlan {
+package struct AggregatePlan {
     /// An attribute the request reads: a group key or an aggregated attribute.
     struct Column {
         let keyPath: AnyKeyPath
@@ -26,6 +26,8 @@ struct AggregatePlan {
     }
 
     let entity: EntityDescription
+    /// The dialect of the store the plan's SQL is for.
+    let dialect: SQLDialect
     let condition: SQLFragment?
     let columns: [Column]
     /// The column of each group key, in order.
@@ -37,13 +39,15 @@ struct AggregatePlan {
     /// condition): their unsaved changes then matter too.
     var crossesRelationships: Bool { !joins.isEmpty || (condition?.sql.contains("SELECT") ?? false) }
 
-    init<Root, Row>(_ request: AggregateRequest<Root, Row>, model: ManagedObjectModel) throws {
+    init<Root, Row>(_ request: AggregateRequest<Root, Row>, model: ManagedObjectModel, dialect: SQLDialect) throws {
         guard let entity = model.entity(for: Root.self) else { throw AggregateError.unknownEntity(String(describing: Root.self)) }
         self.entity = entity
+        self.dialect = dialect
         let schema = ModelPredicateSchema(model: model)
         if let predicate = request.predicate {
             do {
-                condition = try PredicateTranslator(schema: schema, rootEntity: entity.name).translate(predicate)
+                condition = try PredicateTranslator(schema: schema, rootEntity: entity.name, dialect: dialect)
+                    .translate(predicate)
             } catch {
                 throw AggregateError.untranslatablePredicate("\(error)")
             }
@@ -79,7 +83,7 @@ struct AggregatePlan {
     func sql(excludingKeys: Bool) -> String {
         let select = columns.isEmpty ? "1" : columns.map(\.expression).joined(separator: ", ")
         var conditions = condition.map { ["(\($0.sql))"] } ?? []
-        if excludingKeys { conditions.append("t0._pk NOT IN (SELECT value FROM json_each(?))") }
+        if excludingKeys { conditions.append(dialect.excludesKeys("t0._pk")) }
         return "SELECT \(select) FROM \(SQLSchema.table(entity)) t0"
             + joins.map { " " + $0 }.joined()
             + (conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND "))

@@ -15,13 +15,8 @@ import Foundation
 enum SQLSchema {
     static let primaryKeyColumn = "_pk"
 
-    /// `"name"` with embedded quotes doubled: an SQL identifier.
-    static func quote(_ identifier: String) -> String {
-        // Saves and relationship writes quote names per row: skip Foundation's search when
-        // there is nothing to double, which is almost always.
-        guard identifier.utf8.contains(UInt8(ascii: "\"")) else { return "\"" + identifier + "\"" }
-        return "\"" + identifier.replacingOccurrences(of: "\"", with: "\"\"") + "\""
-    }
+    /// `"name"` with embedded quotes doubled: an SQL identifier (``SQLDialect/quote(_:)``).
+    static func quote(_ identifier: String) -> String { SQLDialect.quote(identifier) }
 
     static func table(_ entity: EntityDescription) -> String { quote(entity.name) }
 

@@ -121,14 +121,6 @@ extension SQLiteStore {
         "SELECT \(columns) FROM \(table.table) t0" + join
             + (condition.map { " WHERE \($0.sql)" } ?? "")
             + (orderBy.map { " ORDER BY \($0)" } ?? "")
-            + limitClause(limit: limit, offset: offset)
-    }
-
-    static func limitClause(limit: Int?, offset: Int) -> String {
-        switch (limit, offset) {
-        case (nil, 0): return ""
-        case (nil, let o): return " LIMIT -1 OFFSET \(o)"
-        case (let l?, let o): return " LIMIT \(max(0, l)) OFFSET \(max(0, o))"
-        }
+            + SQLDialect.sqlite.limitClause(limit: limit, offset: offset)
     }
 }

@@ -1,16 +1,6 @@
 import CSQLite
 import Foundation
 
-/// What a batch wrote, by entity, before it becomes a ``BatchResult``.
-struct BatchOutcome: Sendable {
-    var inserted: [ObjectID] = []
-    var updated: [ObjectID] = []
-    var deleted: [ObjectID] = []
-    /// Objects of other entities whose to-many inverse the batch changed.
-    var related: [ObjectID] = []
-    var historyToken: PersistentHistoryToken?
-}
-
 /// Batch inserts, updates and deletes: plain SQL over the entity tables, in one write
 /// transaction with their persistent history, so they are all or nothing like a save.
 extension SQLiteStore {

@@ -9,12 +9,7 @@ import Foundation
 /// link rows removed, and the rows deleted. Everything runs in one transaction: a refusal
 /// leaves the file as it was.
 extension SQLiteStore {
-    enum DeleteSelection {
-        case condition(SQLFragment?)
-        case keys([Int64])
-    }
-
-    func batchDelete(_ entity: EntityDescription, _ selection: DeleteSelection,
+    func batchDelete(_ entity: EntityDescription, _ selection: BatchDeleteSelection,
                      author: String?, contextName: String?) throws -> BatchOutcome {
         if case .condition(let condition) = selection, !needsRules(entity) {
             return try batchWrite { db in try directDelete(entity, where: condition, author: author, contextName: contextName, in: db) }
@@ -42,7 +37,7 @@ extension SQLiteStore {
     }
 
     /// Puts the keys of the request's rows in `temp._og_batch`.
-    private func select(_ selection: DeleteSelection, of entity: EntityDescription, in db: SQLiteConnection) throws {
+    private func select(_ selection: BatchDeleteSelection, of entity: EntityDescription, in db: SQLiteConnection) throws {
         let table = SQLSchema.table(entity)
         switch selection {
         case .condition(let condition):

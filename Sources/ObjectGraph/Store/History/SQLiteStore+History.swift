@@ -157,8 +157,30 @@ extension SQLiteStore {
 
     // MARK: Reading
 
-    func requireHistory() throws {
-        if !recordsHistory { throw PersistentHistoryError.notRecorded(path: path) }
+    func currentHistoryToken() throws -> PersistentHistoryToken {
+        try pool.read { try currentHistoryToken(in: $0) }
+    }
+
+    func history(after token: PersistentHistoryToken?, limit: Int?,
+                 excludingOwn: Bool) throws -> (transactions: [PersistentHistoryTransaction], latest: PersistentHistoryToken) {
+        try pool.read { db in
+            try db.transaction(immediate: false) {
+                (try history(after: token, limit: limit, excludingOwn: excludingOwn, in: db), try currentHistoryToken(in: db))
+            }
+        }
+    }
+
+    func history(of objectID: ObjectID, order: HistoryOrder, limit: Int?,
+                 startingAfter token: PersistentHistoryToken?) throws -> [PersistentHistoryTransaction] {
+        try pool.read { db in
+            try db.transaction(immediate: false) {
+                try history(of: objectID, order: order, limit: limit, startingAfter: token, in: db)
+            }
+        }
+    }
+
+    func validate(_ token: PersistentHistoryToken) throws {
+        try pool.read { try validate(token, in: $0) }
     }
 
     /// The token of the last transaction (0 when none was ever written).

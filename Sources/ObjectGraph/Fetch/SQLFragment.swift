@@ -58,6 +58,19 @@ package struct SQLFragment: Sendable, Equatable, ExpressibleByStringInterpolatio
     }
 }
 
+extension Sequence<SQLFragment> {
+    /// The fragments one after the other, `separator` between them, bindings in order.
+    func joined(separator: String) -> SQLFragment {
+        var result = SQLFragment("")
+        for (n, fragment) in enumerated() {
+            if n > 0 { result.sql += separator }
+            result.sql += fragment.sql
+            result.bindings += fragment.bindings
+        }
+        return result
+    }
+}
+
 extension StoredValue {
     /// The canonical text a Decimal is stored as: exact, and equal texts for equal values,
     /// so equality can be tested in SQL. Comparisons use `CAST(column AS REAL)`.

@@ -117,10 +117,8 @@ struct SQLiteSaveTransaction {
             try writeUpsert(id: id, pk: pk, values: values, existing: existing, entity: entity, table: table)
             return
         }
-        let statement = try db.statement(table.insertSQL)
-        statement.bind(.int(pk), at: 1)
-        for (n, column) in table.columns.enumerated() { statement.bind(values[column.index], at: Int32(n + 2)) }
-        try uniquenessChecked(id: id, pk: pk, values: values, entity: entity) { try statement.run() }
+        let insert = SQLFragment(table.insertSQL, [.int(pk)] + table.columns.map { values[$0.index] })
+        try uniquenessChecked(id: id, pk: pk, values: values, entity: entity) { try db.run(insert) }
         try store.writeToMany(entity: entity, ownerKey: pk, values: values, base: nil, in: db)
         result.written[id] = RowSnapshot(values: values, version: 1)
         record(HistoryRecord(entity: entity.name, primaryKey: pk, kind: .insert,
@@ -232,9 +230,7 @@ struct SQLiteSaveTransaction {
         // The row before it goes, for the tombstone and the old values history keeps.
         let keepsValues = !entity.historyValueIndices.isEmpty || entity.attributes.contains(where: \.isPreservedInHistoryOnDeletion)
         let row = store.recordsHistory && keepsValues ? try store.currentRow(pk: pk, table: table, in: db)?.values : nil
-        let statement = try db.statement(table.deleteSQL)
-        statement.bind([.int(pk), .int(delete.expectedVersion)])
-        try statement.run()
+        try db.run(SQLFragment(table.deleteSQL, [.int(pk), .int(delete.expectedVersion)]))
         if db.changes == 0, let theirs = try store.currentRow(pk: pk, table: table, in: db) {
             // Changed since read: `.error` refuses; the other policies delete it anyway.
             if request.mergePolicy == .error {
@@ -243,9 +239,7 @@ struct SQLiteSaveTransaction {
                                                properties: []))
                 return
             }
-            let force = try db.statement("DELETE FROM \(table.table) WHERE _pk = ?")
-            force.bind(.int(pk), at: 1)
-            try force.run()
+            try db.run("DELETE FROM \(raw: table.table) WHERE _pk = \(.int(pk))")
         }
         try store.deleteLinks(entity: entity, key: pk, in: db)
         result.deleted.insert(delete.id)

@@ -5,9 +5,9 @@ extension SQLiteStore {
     /// Reserves `count` primary keys of `entity` that no other coordinator or process will use.
     func reservePrimaryKeys(_ entity: String, count: Int, in db: SQLiteConnection) throws -> ClosedRange<Int64>? {
         guard count > 0 else { return nil }
-        let statement = try db.statement("UPDATE _og_sequence SET max = max + ? WHERE entity = ? RETURNING max")
+        let statement = try db.prepared(
+            "UPDATE _og_sequence SET max = max + \(.int(Int64(count))) WHERE entity = \(.string(entity)) RETURNING max")
         defer { statement.reset() }
-        statement.bind([.int(Int64(count)), .string(entity)])
         guard try statement.step() else {
             throw StoreError.sqlite(code: SQLITE_ERROR, message: "no key sequence for \(entity)", sql: nil)
         }
@@ -43,22 +43,14 @@ extension SQLiteStore {
         }
     }
 
-    /// The permanent ID of a row of this store.
-    func objectID(_ entity: String, primaryKey: Int64) -> ObjectID {
-        ObjectID(entityName: entity, key: .permanent(store: identifier, primaryKey: primaryKey))
-    }
-
     /// The row whose values of some uniqueness constraint equal `values`', if any.
     func existingRow(matchingUniqueKeysOf values: [StoredValue], entity: EntityDescription,
                      in db: SQLiteConnection) throws -> (Int64, RowSnapshot)? {
         let table = table(for: entity)
         for group in entity.uniquenessIndices {
-            let key = group.map { values[$0] }
-            if key.contains(where: \.isNull) { continue }
-            let condition = group.map { "t0.\(SQLSchema.quote(entity.properties[$0].name)) = ?" }.joined(separator: " AND ")
-            let statement = try db.statement("SELECT \(table.selectList) FROM \(table.table) t0 WHERE \(condition)")
+            guard let condition = Self.keyCondition(group, values: values, entity: entity, alias: "t0.") else { continue }
+            let statement = try db.prepared("SELECT \(raw: table.selectList) FROM \(raw: table.table) t0 WHERE \(condition)")
             defer { statement.reset() }
-            statement.bind(key)
             if try statement.step() {
                 let (id, row) = table.snapshot(from: statement, store: identifier)
                 return (id.primaryKey ?? 0, row)
@@ -73,43 +65,45 @@ extension SQLiteStore {
     func uniquenessGroup(clashingWith values: [StoredValue], entity: EntityDescription, excluding pk: Int64,
                          in db: SQLiteConnection) throws -> [Int]? {
         for group in entity.uniquenessIndices {
-            let key = group.map { values[$0] }
-            if key.contains(where: \.isNull) { continue }
-            let condition = group.map { "\(SQLSchema.quote(entity.properties[$0].name)) = ?" }.joined(separator: " AND ")
-            let statement = try db.statement("SELECT 1 FROM \(table(for: entity).table) WHERE \(condition) AND _pk <> ? LIMIT 1")
+            guard let condition = Self.keyCondition(group, values: values, entity: entity) else { continue }
+            let statement = try db.prepared(
+                "SELECT 1 FROM \(raw: table(for: entity).table) WHERE \(condition) AND _pk <> \(.int(pk)) LIMIT 1")
             defer { statement.reset() }
-            statement.bind(key + [.int(pk)])
             if try statement.step() { return group }
         }
         return nil
+    }
+
+    /// `"a" = ? AND "b" = ?` for the properties of a uniqueness constraint (`group`, property
+    /// indices) with their values; nil when a value is nil (a nil never clashes).
+    static func keyCondition(_ group: [Int], values: [StoredValue], entity: EntityDescription,
+                             alias: String = "") -> SQLFragment? {
+        var parts: [SQLFragment] = []
+        for index in group {
+            guard index < values.count, !values[index].isNull else { return nil }
+            parts.append("\(raw: alias)\(raw: SQLSchema.quote(entity.properties[index].name)) = \(values[index])")
+        }
+        return parts.joined(separator: " AND ")
     }
 
     /// Writes the row if its version is still `expected`: every column, or only `columns`
     /// (positions in `table.columns`), the ones the save changed.
     func runUpdate(_ table: EntityTable, pk: Int64, values: [StoredValue], expected: Int64,
                    only columns: [Int]? = nil, in db: SQLiteConnection) throws -> Bool {
-        let statement: SQLiteStatement
-        let written = columns ?? Array(table.columns.indices)
-        if columns == nil {
-            statement = try db.statement(table.updateSQL)
-        } else {
-            let assignments = written.map { ", \(table.columns[$0].name) = ?" }.joined()
-            statement = try db.statement("UPDATE \(table.table) SET _version = _version + 1\(assignments) WHERE _pk = ? AND _version = ?")
+        let assignments = (columns ?? Array(table.columns.indices)).map { position -> SQLFragment in
+            let column = table.columns[position]
+            return ", \(raw: column.name) = \(values[column.index])"
         }
-        for (n, position) in written.enumerated() {
-            statement.bind(values[table.columns[position].index], at: Int32(n + 1))
-        }
-        let count = Int32(written.count)
-        statement.bind(.int(pk), at: count + 1)
-        statement.bind(.int(expected), at: count + 2)
-        try statement.run()
+        try db.run("""
+            UPDATE \(raw: table.table) SET _version = _version + 1\(assignments.joined(separator: ""))
+            WHERE _pk = \(.int(pk)) AND _version = \(.int(expected))
+            """)
         return db.changes > 0
     }
 
     func currentRow(pk: Int64, table: EntityTable, in db: SQLiteConnection) throws -> RowSnapshot? {
-        let statement = try db.statement("SELECT \(table.selectList) FROM \(table.table) t0 WHERE t0._pk = ?")
+        let statement = try db.prepared("SELECT \(raw: table.selectList) FROM \(raw: table.table) t0 WHERE t0._pk = \(.int(pk))")
         defer { statement.reset() }
-        statement.bind(.int(pk), at: 1)
         return try statement.step() ? table.snapshot(from: statement, store: identifier).1 : nil
     }
 
@@ -126,14 +120,12 @@ extension SQLiteStore {
             let keys = ids.compactMap(\.primaryKey)
             if rel.cardinality == .orderedToMany {
                 let order = SQLSchema.orderTableName(entity: entity.name, relationship: rel.name)
-                let clear = try db.statement("DELETE FROM \(order) WHERE owner = ?")
-                clear.bind(.int(ownerKey), at: 1)
-                try clear.run()
-                let add = try db.statement("INSERT INTO \(order) (owner, member, position) VALUES (?, ?, ?)")
+                try db.run("DELETE FROM \(raw: order) WHERE owner = \(.int(ownerKey))")
                 for (position, key) in keys.enumerated() {
-                    add.reset()
-                    add.bind([.int(ownerKey), .int(key), .int(Int64(position))])
-                    try add.run()
+                    try db.run("""
+                        INSERT INTO \(raw: order) (owner, member, position)
+                        VALUES (\(.int(ownerKey)), \(.int(key)), \(.int(Int64(position))))
+                        """)
                 }
             }
             if case .joinTable(let join, let owner, let member) = SQLSchema.mapping(of: rel, in: entity, model: model),
@@ -141,17 +133,12 @@ extension SQLiteStore {
                 // Only the side owning column `a` writes, so a link is written once.
                 let oldKeys = Set((old ?? []).compactMap(\.primaryKey))
                 let newKeys = Set(keys)
-                let remove = try db.statement("DELETE FROM \(join) WHERE \(owner) = ? AND \(member) = ?")
                 for key in oldKeys.subtracting(newKeys) {
-                    remove.reset()
-                    remove.bind([.int(ownerKey), .int(key)])
-                    try remove.run()
+                    try db.run("DELETE FROM \(raw: join) WHERE \(raw: owner) = \(.int(ownerKey)) AND \(raw: member) = \(.int(key))")
                 }
-                let add = try db.statement("INSERT OR IGNORE INTO \(join) (\(owner), \(member)) VALUES (?, ?)")
                 for key in newKeys.subtracting(oldKeys) {
-                    add.reset()
-                    add.bind([.int(ownerKey), .int(key)])
-                    try add.run()
+                    try db.run(dialect.insertIgnoringDuplicates(
+                        into: join, "(\(raw: owner), \(raw: member)) VALUES (\(.int(ownerKey)), \(.int(key)))"))
                 }
             }
         }
@@ -160,15 +147,11 @@ extension SQLiteStore {
     func deleteLinks(entity: EntityDescription, key: Int64, in db: SQLiteConnection) throws {
         for rel in entity.relationships where rel.isToMany {
             if case .joinTable(let join, let owner, _) = SQLSchema.mapping(of: rel, in: entity, model: model) {
-                let statement = try db.statement("DELETE FROM \(join) WHERE \(owner) = ?")
-                statement.bind(.int(key), at: 1)
-                try statement.run()
+                try db.run("DELETE FROM \(raw: join) WHERE \(raw: owner) = \(.int(key))")
             }
             if rel.cardinality == .orderedToMany {
                 let order = SQLSchema.orderTableName(entity: entity.name, relationship: rel.name)
-                let statement = try db.statement("DELETE FROM \(order) WHERE owner = ?")
-                statement.bind(.int(key), at: 1)
-                try statement.run()
+                try db.run("DELETE FROM \(raw: order) WHERE owner = \(.int(key))")
             }
         }
     }

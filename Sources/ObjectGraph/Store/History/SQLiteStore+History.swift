@@ -90,16 +90,14 @@ extension SQLiteStore {
     }
 
     static func metadataValue(_ key: String, in db: SQLiteConnection) throws -> String? {
-        let statement = try db.statement("SELECT value FROM _og_metadata WHERE key = ?")
+        let statement = try db.prepared("SELECT value FROM _og_metadata WHERE key = \(.string(key))")
         defer { statement.reset() }
-        statement.bind(.string(key), at: 1)
         return try statement.step() ? statement.string(at: 0) : nil
     }
 
     static func setMetadataValue(_ key: String, _ value: String, in db: SQLiteConnection) throws {
-        let statement = try db.statement("INSERT OR REPLACE INTO _og_metadata (key, value) VALUES (?, ?)")
-        statement.bind([.string(key), .string(value)])
-        try statement.run()
+        try db.run(SQLDialect.sqlite.upsert(into: "_og_metadata", key: "key", columns: ["value"],
+                                            values: [.string(key), .string(value)]))
     }
 
     // MARK: Writing
@@ -120,11 +118,11 @@ extension SQLiteStore {
 
     static func insertHistoryTransaction(author: String?, contextName: String?, writerIdentity: String,
                                          in db: SQLiteConnection) throws -> Int64 {
-        let transaction = try db.statement(
-            "INSERT INTO _og_history_transaction (timestamp, author, context, pid, coordinator) VALUES (?, ?, ?, ?, ?)")
-        transaction.bind([.double(Date().timeIntervalSince1970), author.map(StoredValue.string) ?? .null,
-                          contextName.map(StoredValue.string) ?? .null, .int(Int64(getpid())), .string(writerIdentity)])
-        try transaction.run()
+        try db.run("""
+            INSERT INTO _og_history_transaction (timestamp, author, context, pid, coordinator)
+            VALUES (\(values: [.double(Date().timeIntervalSince1970), author.map(StoredValue.string) ?? .null,
+                              contextName.map(StoredValue.string) ?? .null, .int(Int64(getpid())), .string(writerIdentity)]))
+            """)
         return sqlite3_last_insert_rowid(db.handle)
     }
 
@@ -212,12 +210,11 @@ extension SQLiteStore {
                  in db: SQLiteConnection) throws -> [PersistentHistoryTransaction] {
         if let token { try validate(token, in: db) }
         let after = token?.transactionNumber ?? 0
-        let transactions = try db.statement("""
+        let transactions = try db.prepared("""
             SELECT number, timestamp, author, context, pid, coordinator FROM _og_history_transaction
-            WHERE number > ? ORDER BY number\(limit.map { " LIMIT \(max(0, $0))" } ?? "")
+            WHERE number > \(.int(after)) ORDER BY number\(raw: limit.map { " LIMIT \(max(0, $0))" } ?? "")
             """)
         defer { transactions.reset() }
-        transactions.bind(.int(after), at: 1)
         var headers: [(Int64, Date, String?, String?, Int32)] = []
         while try transactions.step() {
             if excludingOwn && transactions.string(at: 5) == writerIdentity { continue }
@@ -236,11 +233,11 @@ extension SQLiteStore {
 
     private func historyChanges(from first: Int64, through last: Int64,
                                 in db: SQLiteConnection) throws -> [Int64: [PersistentHistoryChange]] {
-        let statement = try db.statement("""
-            SELECT \(Self.historyChangeColumns) FROM _og_history_change c WHERE c.txn BETWEEN ? AND ? ORDER BY c.id
+        let statement = try db.prepared("""
+            SELECT \(raw: Self.historyChangeColumns) FROM _og_history_change c
+            WHERE c.txn BETWEEN \(.int(first)) AND \(.int(last)) ORDER BY c.id
             """)
         defer { statement.reset() }
-        statement.bind([.int(first), .int(last)])
         var rows: [HistoryChangeRow] = []
         while try statement.step() {
             if let row = HistoryChangeRow(statement) { rows.append(row) }
@@ -262,16 +259,13 @@ extension SQLiteStore {
         var kinds: [Int64: PersistentHistoryChange.Kind] = [:]
         for row in rows { kinds[row.id] = row.kind }
         let values = try historyValues(of: kinds, contiguous: contiguous, in: db)
-        let tombstones = try db.statement("SELECT attribute, value FROM _og_history_tombstone WHERE change = ?")
-        defer { tombstones.reset() }
         return try rows.map { row in
             let id = ObjectID(entityName: row.entity, key: .permanent(store: identifier, primaryKey: row.pk))
             let updated = row.updated.map { Set($0.split(separator: ",").map(String.init)) } ?? []
             let entity = model.entity(named: row.entity)
             var tombstone: Tombstone?
             if row.kind == .delete, let entity, entity.attributes.contains(where: \.isPreservedInHistoryOnDeletion) {
-                tombstone = try self.tombstone(change: row.id, entity: entity, values: values[row.id] ?? [:],
-                                               statement: tombstones)
+                tombstone = try self.tombstone(change: row.id, entity: entity, values: values[row.id] ?? [:], in: db)
             }
             return PersistentHistoryChange(objectID: id, kind: row.kind, updatedProperties: updated, tombstone: tombstone,
                                            values: values[row.id] ?? [:])
@@ -281,9 +275,9 @@ extension SQLiteStore {
     /// A delete's tombstone: the values kept for it, and the old values of preserved
     /// attributes that record values (stored there once, not twice).
     private func tombstone(change: Int64, entity: EntityDescription, values: [String: HistoryValueChange],
-                           statement: SQLiteStatement) throws -> Tombstone? {
-        statement.reset()
-        statement.bind(.int(change), at: 1)
+                           in db: SQLiteConnection) throws -> Tombstone? {
+        let statement = try db.prepared("SELECT attribute, value FROM _og_history_tombstone WHERE change = \(.int(change))")
+        defer { statement.reset() }
         var kept: [String: StoredValue] = [:]
         while try statement.step() {
             guard let name = statement.string(at: 0), let attribute = entity.attribute(named: name) else { continue }

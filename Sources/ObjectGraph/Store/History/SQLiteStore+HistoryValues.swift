@@ -80,18 +80,15 @@ extension SQLiteStore {
                       with statement: SQLiteStatement) throws {
         for value in values {
             guard let property = entity.properties[safe: value.index] else { continue }
-            statement.reset()
-            statement.bind(.int(change), at: 1)
-            statement.bind(.string(property.name), at: 2)
+            let (type, destination): (HistoryValueType, StoredValue)
             switch property {
-            case .attribute(let a):
-                statement.bind(.int(HistoryValueType(a.type).rawValue), at: 3)
-            case .relationship(let r):
-                statement.bind(.int(HistoryValueType.reference.rawValue), at: 3)
-                statement.bind(.string(r.destinationEntityName), at: 4)
+            case .attribute(let a): (type, destination) = (HistoryValueType(a.type), .null)
+            case .relationship(let r): (type, destination) = (.reference, .string(r.destinationEntityName))
             }
-            statement.bind(value.old ?? .null, at: 5)
-            statement.bind(value.new ?? .null, at: 6)
+            statement.reset()
+            // In `valueInsertSQL`'s order: change, property, type, destination, old, new.
+            statement.bind([.int(change), .string(property.name), .int(type.rawValue), destination,
+                            value.old ?? .null, value.new ?? .null])
             try statement.run()
         }
     }
@@ -101,13 +98,12 @@ extension SQLiteStore {
     /// The current values of some properties (attributes and to-one relationships) of the
     /// rows `filter` selects, by primary key: what a batch reads before it changes them.
     /// - Parameter filter: SQL after `FROM <table> t0`, such as `WHERE t0._pk IN (...)`.
-    func currentValues(of entity: EntityDescription, properties indices: [Int], filter: String,
-                       bindings: [StoredValue], in db: SQLiteConnection) throws -> [Int64: [Int: StoredValue]] {
+    func currentValues(of entity: EntityDescription, properties indices: [Int], filter: SQLFragment,
+                       in db: SQLiteConnection) throws -> [Int64: [Int: StoredValue]] {
         guard !indices.isEmpty else { return [:] }
         let columns = indices.map { "t0.\(SQLSchema.quote(entity.properties[$0].name))" }.joined(separator: ", ")
-        let statement = try db.statement("SELECT t0._pk, \(columns) FROM \(SQLSchema.table(entity)) t0 \(filter)")
+        let statement = try db.prepared("SELECT t0._pk, \(raw: columns) FROM \(raw: SQLSchema.table(entity)) t0 \(filter)")
         defer { statement.reset() }
-        statement.bind(bindings)
         var result: [Int64: [Int: StoredValue]] = [:]
         while try statement.step() {
             var row: [Int: StoredValue] = [:]
@@ -155,16 +151,9 @@ extension SQLiteStore {
             statement.reset()
         }
         if contiguous {
-            let statement = try db.statement("\(columns) WHERE change BETWEEN ? AND ?")
-            statement.bind([.int(first), .int(last)])
-            try read(statement)
+            try read(try db.prepared("\(raw: columns) WHERE change BETWEEN \(.int(first)) AND \(.int(last))"))
         } else {
-            let statement = try db.statement("\(columns) WHERE change = ?")
-            for id in kinds.keys {
-                statement.reset()
-                statement.bind(.int(id), at: 1)
-                try read(statement)
-            }
+            for id in kinds.keys { try read(try db.prepared("\(raw: columns) WHERE change = \(.int(id))")) }
         }
         return result
     }

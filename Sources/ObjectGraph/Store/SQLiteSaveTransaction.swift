@@ -12,7 +12,7 @@ import Foundation
 ///
 /// Optimistic locking: an update or delete names the row version its context read
 /// (`UPDATE … WHERE _pk = ? AND _version = ?`); a row found at another version is a
-/// conflict, resolved per property by the request's merge policy (``PropertyMerge``).
+/// conflict, resolved by the request's merge policy (``RowMerge``).
 struct SQLiteSaveTransaction {
     let store: SQLiteStore
     let request: SaveRequest
@@ -71,8 +71,7 @@ struct SQLiteSaveTransaction {
     /// Under the trump policies, an insert whose unique key already exists in the store
     /// becomes that row: ours updates it, or the store's row is adopted as it is.
     private mutating func findUpserts() throws {
-        let trumps: Set<MergePolicy> = [.mergeByPropertyObjectTrump, .mergeByPropertyStoreTrump, .overwrite, .rollback]
-        guard trumps.contains(request.mergePolicy) else { return }
+        guard RowMerge.resolveInsert(policy: request.mergePolicy) != .refuse else { return }
         for insert in request.inserts {
             guard let entity = store.model.entity(named: insert.entity), !entity.uniquenessIndices.isEmpty,
                   let (pk, row) = try store.existingRow(matchingUniqueKeysOf: insert.values, entity: entity, in: db)
@@ -127,7 +126,7 @@ struct SQLiteSaveTransaction {
 
     private mutating func writeUpsert(id: ObjectID, pk: Int64, values: [StoredValue], existing: RowSnapshot,
                                       entity: EntityDescription, table: EntityTable) throws {
-        if request.mergePolicy == .mergeByPropertyStoreTrump || request.mergePolicy == .rollback {
+        if RowMerge.resolveInsert(policy: request.mergePolicy) == .adoptTheirs {
             result.rolledBack[id] = existing      // the store's row wins; we adopt it
             return
         }
@@ -145,81 +144,64 @@ struct SQLiteSaveTransaction {
     private mutating func write(_ update: SaveRequest.Update) throws {
         guard let entity = store.model.entity(named: update.entity), let pk = update.id.primaryKey else { return }
         let table = store.table(for: entity)
-        var values = try resolved(update.values)
-        var expected = update.expectedVersion
-        // What the row held before this write: the base, since the row is at the version the
-        // base was read at when the first write succeeds (versions change with every write).
-        var old = update.base
+        let values = try resolved(update.values)
         let changedColumns = table.columns.indices.filter { n in
             let i = table.columns[n].index
             return i >= update.base.count || PropertyMerge.changedByUs(base: update.base[i], ours: update.values[i])
         }
         let wrote = try uniquenessChecked(id: update.id, pk: pk, values: values, entity: entity) {
-            try store.runUpdate(table, pk: pk, values: values, expected: expected, only: changedColumns, in: db)
+            try store.runUpdate(table, pk: pk, values: values, expected: update.expectedVersion, only: changedColumns,
+                                in: db)
         }
+        // What the row held before this write: the base, since the row is at the version the
+        // base was read at when the first write succeeds (versions change with every write).
+        var written = (values: values, version: update.expectedVersion + 1, old: update.base)
         if !wrote {
-            // The row changed or vanished since the context read it.
-            guard let theirs = try store.currentRow(pk: pk, table: table, in: db) else {
-                if request.mergePolicy == .error {
-                    conflicts.append(MergeConflict(objectID: update.id, deletedElsewhere: true,
-                                                   expectedVersion: expected, foundVersion: nil, properties: []))
-                } else {
-                    result.rolledBack[update.id] = .some(nil)
-                }
-                return
-            }
-            guard let merged = resolveConflict(update, values: values, theirs: theirs, entity: entity) else { return }
-            values = merged
-            expected = theirs.version
-            old = theirs.values
-            let rewrote = try uniquenessChecked(id: update.id, pk: pk, values: values, entity: entity) {
-                try store.runUpdate(table, pk: pk, values: values, expected: expected, in: db)
-            }
-            guard rewrote else { throw StoreError.busy(path: store.path, timeout: store.busyTimeout) }
+            guard let rewritten = try writeOverChangedRow(update, values: values, pk: pk, table: table, entity: entity)
+            else { return }
+            written = rewritten
         }
-        try store.writeToMany(entity: entity, ownerKey: pk, values: values, base: update.base, in: db)
-        result.written[update.id] = RowSnapshot(values: values, version: expected + 1)
+        try store.writeToMany(entity: entity, ownerKey: pk, values: written.values, base: update.base, in: db)
+        result.written[update.id] = RowSnapshot(values: written.values, version: written.version)
         record(HistoryRecord(entity: entity.name, primaryKey: pk, kind: .update,
-                             updated: SQLiteStore.changedProperties(values, from: update.base, entity: entity),
-                             values: SQLiteStore.historyValues(of: entity, old: old, new: values)))
+                             updated: SQLiteStore.changedProperties(written.values, from: update.base, entity: entity),
+                             values: SQLiteStore.historyValues(of: entity, old: written.old, new: written.values)))
     }
 
-    /// The values to write over a row changed elsewhere, or nil when the policy keeps the
-    /// store's row (`.error` records the conflict, `.rollback` adopts the row).
-    private mutating func resolveConflict(_ update: SaveRequest.Update, values: [StoredValue], theirs: RowSnapshot,
-                                          entity: EntityDescription) -> [StoredValue]? {
-        switch request.mergePolicy {
-        case .error:
-            conflicts.append(Self.conflict(update, values: values, theirs: theirs, entity: entity))
+    /// The row changed or vanished since the context read it: resolves by the merge policy
+    /// (``RowMerge``) and writes over the store's row. Nil when nothing is written: a conflict
+    /// was recorded, or our changes were dropped for the store's row.
+    private mutating func writeOverChangedRow(_ update: SaveRequest.Update, values: [StoredValue], pk: Int64,
+                                              table: EntityTable, entity: EntityDescription) throws
+        -> (values: [StoredValue], version: Int64, old: [StoredValue])? {
+        guard let theirs = try store.currentRow(pk: pk, table: table, in: db) else {
+            if RowMerge.refusesUpdateOfDeletedRow(policy: request.mergePolicy) {
+                conflicts.append(MergeConflict(objectID: update.id, deletedElsewhere: true,
+                                               expectedVersion: update.expectedVersion, foundVersion: nil, properties: []))
+            } else {
+                result.rolledBack[update.id] = .some(nil)
+            }
             return nil
-        case .rollback:
+        }
+        let merged: [StoredValue]
+        switch RowMerge.resolve(base: update.base, ours: values, theirs: theirs.values, entity: entity,
+                                policy: request.mergePolicy) {
+        case .write(let values):
+            merged = values
+        case .keepTheirs:
             result.rolledBack[update.id] = theirs
             return nil
-        case .overwrite:
-            return values
-        case .mergeByPropertyObjectTrump, .mergeByPropertyStoreTrump:
-            var merged = theirs.values
-            for i in merged.indices where i < values.count && i < update.base.count {
-                merged[i] = PropertyMerge.resolve(base: update.base[i], ours: values[i], theirs: merged[i],
-                                                  policy: request.mergePolicy).value
-            }
-            return merged
+        case .conflict(let properties):
+            conflicts.append(MergeConflict(objectID: update.id, deletedElsewhere: false,
+                                           expectedVersion: update.expectedVersion, foundVersion: theirs.version,
+                                           properties: properties))
+            return nil
         }
-    }
-
-    /// The properties changed both here and in the store's row, with its version.
-    static func conflict(_ update: SaveRequest.Update, values: [StoredValue], theirs: RowSnapshot,
-                         entity: EntityDescription) -> MergeConflict {
-        var properties: [MergeConflict.PropertyConflict] = []
-        for (i, property) in entity.properties.enumerated() where i < values.count && i < theirs.values.count {
-            if case .relationship(let r) = property, r.isToMany { continue }
-            let base = i < update.base.count ? update.base[i] : .null
-            if PropertyMerge.resolve(base: base, ours: values[i], theirs: theirs.values[i], policy: .error).isConflict {
-                properties.append(.init(property: property.name, base: base, ours: values[i], theirs: theirs.values[i]))
-            }
+        let rewrote = try uniquenessChecked(id: update.id, pk: pk, values: merged, entity: entity) {
+            try store.runUpdate(table, pk: pk, values: merged, expected: theirs.version, in: db)
         }
-        return MergeConflict(objectID: update.id, deletedElsewhere: false, expectedVersion: update.expectedVersion,
-                             foundVersion: theirs.version, properties: properties)
+        guard rewrote else { throw StoreError.busy(path: store.path, timeout: store.busyTimeout) }
+        return (merged, theirs.version + 1, theirs.values)
     }
 
     // MARK: Deletes
@@ -233,7 +215,7 @@ struct SQLiteSaveTransaction {
         try db.run(SQLFragment(table.deleteSQL, [.int(pk), .int(delete.expectedVersion)]))
         if db.changes == 0, let theirs = try store.currentRow(pk: pk, table: table, in: db) {
             // Changed since read: `.error` refuses; the other policies delete it anyway.
-            if request.mergePolicy == .error {
+            if !RowMerge.deletesChangedRow(policy: request.mergePolicy) {
                 conflicts.append(MergeConflict(objectID: delete.id, deletedElsewhere: false,
                                                expectedVersion: delete.expectedVersion, foundVersion: theirs.version,
                                                properties: []))

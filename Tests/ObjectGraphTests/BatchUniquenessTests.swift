@@ -27,8 +27,8 @@ import Testing
         }
     }
 
-    @Test func aBatchInsertOfAValueARowHoldsNamesTheConstraint() async throws {
-        let coordinator = try TestStack.inMemoryCoordinator()
+    @Test(arguments: TestStore.all) func aBatchInsertOfAValueARowHoldsNamesTheConstraint(_ store: TestStore) async throws {
+        let coordinator = try store.coordinator()
         let context = ManagedObjectContext(.privateQueue, coordinator: coordinator)
         let client = try await BatchTests.clientID(named: "Acme", in: context)
         try coordinator.execute(BatchInsertRequest(rows: BatchTests.invoiceRows(3, client: client)))
@@ -42,8 +42,8 @@ import Testing
         #expect(try await coordinator.count(Invoice.self) == 3)
     }
 
-    @Test func twoRowsOfOneBatchInDifferentStatementsNameTheConstraint() async throws {
-        let coordinator = try TestStack.inMemoryCoordinator()
+    @Test(arguments: TestStore.all) func twoRowsOfOneBatchInDifferentStatementsNameTheConstraint(_ store: TestStore) async throws {
+        let coordinator = try store.coordinator()
         let context = ManagedObjectContext(.privateQueue, coordinator: coordinator)
         let client = try await BatchTests.clientID(named: "Acme", in: context)
         // Rows go in by 64 per statement: row 10 is written by the first, row 150 by the third.
@@ -56,8 +56,8 @@ import Testing
         #expect(try await coordinator.count(Invoice.self) == 0)
     }
 
-    @Test func aCompoundConstraintIsNamedWithAllItsProperties() async throws {
-        let coordinator = try TestStack.inMemoryCoordinator()
+    @Test(arguments: TestStore.all) func aCompoundConstraintIsNamedWithAllItsProperties(_ store: TestStore) async throws {
+        let coordinator = try store.coordinator()
         try coordinator.execute(BatchInsertRequest(rows: Self.members([("Ada", "Lovelace"), ("Ada", "Byron")])))
 
         let named = Self.violation {
@@ -68,8 +68,8 @@ import Testing
         #expect(try await coordinator.count(Member.self) == 2)
     }
 
-    @Test func aBatchUpdateGivingTwoRowsOneValueNamesTheConstraint() async throws {
-        let coordinator = try TestStack.inMemoryCoordinator()
+    @Test(arguments: TestStore.all) func aBatchUpdateGivingTwoRowsOneValueNamesTheConstraint(_ store: TestStore) async throws {
+        let coordinator = try store.coordinator()
         let context = ManagedObjectContext(.privateQueue, coordinator: coordinator)
         let client = try await BatchTests.clientID(named: "Acme", in: context)
         try coordinator.execute(BatchInsertRequest(rows: BatchTests.invoiceRows(4, client: client)))
@@ -88,8 +88,8 @@ import Testing
         #expect(identifiers == ["B-0", "B-1", "B-2", "B-3"])
     }
 
-    @Test func aBatchUpdateOfOnePropertyOfACompoundConstraintNamesTheConstraint() throws {
-        let coordinator = try TestStack.inMemoryCoordinator()
+    @Test(arguments: TestStore.all) func aBatchUpdateOfOnePropertyOfACompoundConstraintNamesTheConstraint(_ store: TestStore) throws {
+        let coordinator = try store.coordinator()
         try coordinator.execute(BatchInsertRequest(rows: Self.members([("Ada", "Lovelace"), ("Ada", "Byron"),
                                                                        ("Alan", "Turing")])))
         var values = PropertyValues<Member>()

@@ -59,8 +59,8 @@ import Testing
         #expect(count == 4)
     }
 
-    @Test func equalKeysComeByPrimaryKeyInTheLastKeysDirectionFromSQLAndFromMemory() async throws {
-        let coordinator = try await AggregateTests.seeded()
+    @Test(arguments: TestStore.all) func equalKeysComeByPrimaryKeyInTheLastKeysDirectionFromSQLAndFromMemory(_ store: TestStore) async throws {
+        let coordinator = try await AggregateTests.seeded(store)
         let context = ManagedObjectContext(.privateQueue, coordinator: coordinator)
         try await context.perform {
             for invoice in try context.fetch(FetchRequest<Invoice>()) { invoice.issueDate = AggregateTests.day(1) }

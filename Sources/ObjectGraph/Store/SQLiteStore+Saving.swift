@@ -33,11 +33,11 @@ extension SQLiteStore {
     }
 
     /// Writes a save in one transaction: all of it, or nothing (the transaction rolls back on
-    /// any error, conflicts and uniqueness violations included). See ``SQLiteSaveTransaction``.
+    /// any error, conflicts and uniqueness violations included). See ``SaveTransaction``.
     func save(_ request: SaveRequest) throws -> SaveResult {
         try pool.write { db in
             try db.transaction {
-                var transaction = SQLiteSaveTransaction(store: self, request: request, db: db)
+                var transaction = SaveTransaction(writer: SQLiteSaveWriter(store: self, db: db), request: request)
                 return try transaction.run()
             }
         }

@@ -31,7 +31,7 @@ extension SQLiteStore {
                 pending.append((nextKey, values))
                 outcome.inserted.append(ObjectID(entityName: entity.name, key: .permanent(store: identifier, primaryKey: nextKey)))
                 try history?.append(HistoryRecord(entity: entity.name, primaryKey: nextKey, kind: .insert,
-                                                  values: Self.historyValues(of: entity, old: nil, new: values)))
+                                                  values: HistoryRecord.values(of: entity, old: nil, new: values)))
                 nextKey += 1
                 if pending.count == table.rowsPerInsert {
                     try uniquenessChecked(entity, inserting: pending, in: db) { try insert(pending, into: table, in: db) }

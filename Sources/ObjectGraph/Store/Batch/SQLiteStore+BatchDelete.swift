@@ -89,8 +89,8 @@ extension SQLiteStore {
             let old = oldRows[pk] ?? [:]
             let row = e.properties.indices.map { old[$0] ?? .unloaded }
             try history?.append(HistoryRecord(entity: e.name, primaryKey: pk, kind: .delete,
-                                              tombstone: Self.tombstone(of: e, row: row),
-                                              values: old.isEmpty ? [] : Self.historyValues(of: e, old: row, new: nil)))
+                                              tombstone: HistoryRecord.tombstone(of: e, row: row),
+                                              values: old.isEmpty ? [] : HistoryRecord.values(of: e, old: row, new: nil)))
         }
     }
 

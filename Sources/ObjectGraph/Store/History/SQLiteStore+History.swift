@@ -1,17 +1,6 @@
 import CSQLite
 import Foundation
 
-/// One object's change as a save or batch request writes it, before it is recorded.
-struct HistoryRecord: Sendable {
-    let entity: String
-    let primaryKey: Int64
-    let kind: PersistentHistoryChange.Kind
-    var updated: [String] = []
-    var tombstone: [String: StoredValue]?
-    /// The values of the entity's properties that record them (see `SQLiteStore.historyValues`).
-    var values: [HistoryValueRecord] = []
-}
-
 /// A row of `_og_history_change`, read with `SQLiteStore.historyChangeColumns`.
 struct HistoryChangeRow {
     let id: Int64
@@ -124,33 +113,6 @@ extension SQLiteStore {
                               contextName.map(StoredValue.string) ?? .null, .int(Int64(getpid())), .string(writerIdentity)]))
             """)
         return sqlite3_last_insert_rowid(db.handle)
-    }
-
-    /// The values of the attributes a deleted row keeps in history (nil when none are
-    /// declared), taken from the row as it was before the delete.
-    static func tombstone(of entity: EntityDescription, row: [StoredValue]) -> [String: StoredValue]? {
-        var values: [String: StoredValue] = [:]
-        for index in entity.attributeIndices {
-            guard case .attribute(let a) = entity.properties[index], a.isPreservedInHistoryOnDeletion,
-                  let value = row[safe: index] else { continue }
-            values[a.name] = value
-        }
-        return values.isEmpty ? nil : values
-    }
-
-    /// The names of the properties whose values differ from `base` (unloaded to-many
-    /// relationships count as unchanged).
-    static func changedProperties(_ values: [StoredValue], from base: [StoredValue], entity: EntityDescription) -> [String] {
-        var names: [String] = []
-        for (i, property) in entity.properties.enumerated() where i < values.count {
-            if case .unloaded = values[i] { continue }
-            if i < base.count, case .unloaded = base[i], case .relationship = property {
-                if case .references = values[i] { names.append(property.name) }
-                continue
-            }
-            if i >= base.count || !ManagedObject.sameValue(values[i], base[i]) { names.append(property.name) }
-        }
-        return names
     }
 
     // MARK: Reading

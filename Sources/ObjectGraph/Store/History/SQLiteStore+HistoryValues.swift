@@ -1,15 +1,6 @@
 import CSQLite
 import Foundation
 
-/// One property's values in a change, before it is recorded: `old` nil for inserts, `new`
-/// nil for deletes.
-struct HistoryValueRecord: Sendable {
-    /// The property's index in its entity.
-    let index: Int
-    let old: StoredValue?
-    let new: StoredValue?
-}
-
 /// The type a value was recorded with, kept beside it in `_og_history_value.type`, so a value
 /// reads back typed even when its property has left the model. The numbers are part of the
 /// file format: never renumber them.
@@ -54,21 +45,6 @@ enum HistoryValueType: Int64 {
 /// stored once, beside its type. The table is keyed by (change, property) without a rowid:
 /// one B-tree, no second index to keep, and a large text goes to overflow pages once.
 extension SQLiteStore {
-    /// The values history records for a change of `entity`: every recording property's new
-    /// value (insert, `old` nil), old value (delete, `new` nil), or, when both are given,
-    /// old and new of each recording property whose value differs.
-    static func historyValues(of entity: EntityDescription, old: [StoredValue]?, new: [StoredValue]?) -> [HistoryValueRecord] {
-        var records: [HistoryValueRecord] = []
-        for index in entity.historyValueIndices {
-            let before = old.flatMap { $0[safe: index] }, after = new.flatMap { $0[safe: index] }
-            // A side that should be there and is not (a short base) is left out, not invented.
-            if (old != nil && before == nil) || (new != nil && after == nil) { continue }
-            if let before, let after, ManagedObject.sameValue(before, after) { continue }
-            records.append(HistoryValueRecord(index: index, old: before, new: after))
-        }
-        return records
-    }
-
     // MARK: Writing
 
     static let valueInsertSQL =

@@ -1,9 +1,9 @@
-import CSQLite
 import Foundation
 
-/// One root save written to SQLite, inside the transaction the store opened for it: the
+/// One root save written to a store, inside the transaction the store opened for it: the
 /// inserts, then the updates, then the deletes, then the history record. Any error leaves
-/// the transaction to be rolled back: all of the save, or nothing.
+/// the transaction to be rolled back: all of the save, or nothing. What to write is decided
+/// here, for every store; the store's ``SaveWriter`` runs the statements.
 ///
 /// History records the values of properties that record them as they reach the file: old
 /// values are the row the write replaced (the context's base when the row was at the version
@@ -13,35 +13,33 @@ import Foundation
 /// Optimistic locking: an update or delete names the row version its context read
 /// (`UPDATE … WHERE _pk = ? AND _version = ?`); a row found at another version is a
 /// conflict, resolved by the request's merge policy (``RowMerge``).
-struct SQLiteSaveTransaction {
-    let store: SQLiteStore
+package struct SaveTransaction<Writer: SaveWriter> {
+    let writer: Writer
     let request: SaveRequest
-    let db: SQLiteConnection
     private(set) var result = SaveResult()
     private var history: [HistoryRecord] = []
     private var conflicts: [MergeConflict] = []
     /// Inserts that became an existing row (an upsert under a trump policy): the row.
     private var upserts: [ObjectID: RowSnapshot] = [:]
 
-    init(store: SQLiteStore, request: SaveRequest, db: SQLiteConnection) {
-        self.store = store
+    package init(writer: Writer, request: SaveRequest) {
+        self.writer = writer
         self.request = request
-        self.db = db
     }
 
     /// Writes the whole request.
     /// - Throws: ``SaveError/mergeConflict(_:)`` (every conflict of the save),
     ///   ``SaveError/uniquenessViolation(_:)``, ``StoreError``.
-    mutating func run() throws -> SaveResult {
+    package mutating func run() throws -> SaveResult {
         try assignPermanentKeys()
         try findUpserts()
         for insert in request.inserts { try write(insert) }
         for update in request.updates { try write(update) }
         for delete in request.deletes { try write(delete) }
         if !conflicts.isEmpty { throw SaveError.mergeConflict(conflicts) }
-        if store.recordsHistory && !history.isEmpty {
-            result.historyToken = try store.recordHistory(history, author: request.author,
-                                                          contextName: request.contextName, in: db)
+        if writer.recordsHistory && !history.isEmpty {
+            result.historyToken = try writer.recordHistory(history, author: request.author,
+                                                           contextName: request.contextName)
         }
         return result
     }
@@ -60,10 +58,10 @@ struct SQLiteSaveTransaction {
             }
         }
         let needKeys = Dictionary(grouping: temporary, by: \.entity)
-        for (entity, inserts) in needKeys {
-            guard let range = try store.reservePrimaryKeys(entity, count: inserts.count, in: db) else { continue }
-            for (insert, pk) in zip(inserts, range) {
-                result.permanentIDs[insert.id] = store.objectID(entity, primaryKey: pk)
+        for (name, inserts) in needKeys {
+            guard let entity = writer.model.entity(named: name) else { continue }
+            for (insert, pk) in zip(inserts, try writer.reserveKeys(entity, count: inserts.count)) {
+                result.permanentIDs[insert.id] = objectID(name, primaryKey: pk)
             }
         }
     }
@@ -73,12 +71,16 @@ struct SQLiteSaveTransaction {
     private mutating func findUpserts() throws {
         guard RowMerge.resolveInsert(policy: request.mergePolicy) != .refuse else { return }
         for insert in request.inserts {
-            guard let entity = store.model.entity(named: insert.entity), !entity.uniquenessIndices.isEmpty,
-                  let (pk, row) = try store.existingRow(matchingUniqueKeysOf: insert.values, entity: entity, in: db)
+            guard let entity = writer.model.entity(named: insert.entity), !entity.uniquenessIndices.isEmpty,
+                  let (pk, row) = try writer.existingRow(matchingUniqueKeysOf: insert.values, entity: entity)
             else { continue }
-            result.permanentIDs[insert.id] = store.objectID(insert.entity, primaryKey: pk)
+            result.permanentIDs[insert.id] = objectID(insert.entity, primaryKey: pk)
             upserts[insert.id] = row
         }
+    }
+
+    private func objectID(_ entity: String, primaryKey: Int64) -> ObjectID {
+        ObjectID(entityName: entity, key: .permanent(store: writer.storeIdentifier, primaryKey: primaryKey))
     }
 
     private func permanent(_ id: ObjectID) throws -> ObjectID {
@@ -101,80 +103,76 @@ struct SQLiteSaveTransaction {
     }
 
     private mutating func record(_ make: @autoclosure () -> HistoryRecord) {
-        if store.recordsHistory { history.append(make()) }
+        if writer.recordsHistory { history.append(make()) }
     }
 
     // MARK: Inserts
 
     private mutating func write(_ insert: SaveRequest.Insert) throws {
-        guard let entity = store.model.entity(named: insert.entity) else { return }
-        let table = store.table(for: entity)
+        guard let entity = writer.model.entity(named: insert.entity) else { return }
         let id = try permanent(insert.id)
         let values = try resolved(insert.values)
         guard let pk = id.primaryKey else { throw SaveError.temporaryIDOutsideHierarchy(id) }
         if let existing = upserts[insert.id] {
-            try writeUpsert(id: id, pk: pk, values: values, existing: existing, entity: entity, table: table)
+            try writeUpsert(id: id, pk: pk, values: values, existing: existing, entity: entity)
             return
         }
-        let insert = SQLFragment(table.insertSQL, [.int(pk)] + table.columns.map { values[$0.index] })
-        try uniquenessChecked(id: id, pk: pk, values: values, entity: entity) { try db.run(insert) }
-        try store.writeToMany(entity: entity, ownerKey: pk, values: values, base: nil, in: db)
+        try uniquenessChecked(id: id, pk: pk, values: values, entity: entity) {
+            try writer.insert(entity, primaryKey: pk, values: values)
+        }
+        try writer.writeToMany(entity, primaryKey: pk, values: values, base: nil)
         result.written[id] = RowSnapshot(values: values, version: 1)
         record(HistoryRecord(entity: entity.name, primaryKey: pk, kind: .insert,
-                             values: SQLiteStore.historyValues(of: entity, old: nil, new: values)))
+                             values: HistoryRecord.values(of: entity, old: nil, new: values)))
     }
 
     private mutating func writeUpsert(id: ObjectID, pk: Int64, values: [StoredValue], existing: RowSnapshot,
-                                      entity: EntityDescription, table: EntityTable) throws {
+                                      entity: EntityDescription) throws {
         if RowMerge.resolveInsert(policy: request.mergePolicy) == .adoptTheirs {
             result.rolledBack[id] = existing      // the store's row wins; we adopt it
             return
         }
-        guard try store.runUpdate(table, pk: pk, values: values, expected: existing.version, in: db) else {
-            throw StoreError.busy(path: store.path, timeout: store.busyTimeout)
+        guard try writer.update(entity, primaryKey: pk, values: values, expected: existing.version, only: nil) else {
+            throw writer.busyError()
         }
         result.written[id] = RowSnapshot(values: values, version: existing.version + 1)
         record(HistoryRecord(entity: entity.name, primaryKey: pk, kind: .update,
-                             updated: SQLiteStore.changedProperties(values, from: existing.values, entity: entity),
-                             values: SQLiteStore.historyValues(of: entity, old: existing.values, new: values)))
+                             updated: HistoryRecord.changedProperties(values, from: existing.values, entity: entity),
+                             values: HistoryRecord.values(of: entity, old: existing.values, new: values)))
     }
 
     // MARK: Updates
 
     private mutating func write(_ update: SaveRequest.Update) throws {
-        guard let entity = store.model.entity(named: update.entity), let pk = update.id.primaryKey else { return }
-        let table = store.table(for: entity)
+        guard let entity = writer.model.entity(named: update.entity), let pk = update.id.primaryKey else { return }
         let values = try resolved(update.values)
-        let changedColumns = table.columns.indices.filter { n in
-            let i = table.columns[n].index
-            return i >= update.base.count || PropertyMerge.changedByUs(base: update.base[i], ours: update.values[i])
+        let changed = entity.properties.indices.filter { i in
+            i >= update.base.count || PropertyMerge.changedByUs(base: update.base[i], ours: update.values[i])
         }
         let wrote = try uniquenessChecked(id: update.id, pk: pk, values: values, entity: entity) {
-            try store.runUpdate(table, pk: pk, values: values, expected: update.expectedVersion, only: changedColumns,
-                                in: db)
+            try writer.update(entity, primaryKey: pk, values: values, expected: update.expectedVersion, only: changed)
         }
         // What the row held before this write: the base, since the row is at the version the
         // base was read at when the first write succeeds (versions change with every write).
         var written = (values: values, version: update.expectedVersion + 1, old: update.base)
         if !wrote {
-            guard let rewritten = try writeOverChangedRow(update, values: values, pk: pk, table: table, entity: entity)
-            else { return }
+            guard let rewritten = try writeOverChangedRow(update, values: values, pk: pk, entity: entity) else { return }
             written = rewritten
         }
-        try store.writeToMany(entity: entity, ownerKey: pk, values: written.values, base: update.base, in: db)
+        try writer.writeToMany(entity, primaryKey: pk, values: written.values, base: update.base)
         result.written[update.id] = RowSnapshot(values: written.values, version: written.version)
         record(HistoryRecord(entity: entity.name, primaryKey: pk, kind: .update,
-                             updated: SQLiteStore.changedProperties(written.values, from: update.base, entity: entity),
-                             values: SQLiteStore.historyValues(of: entity, old: written.old, new: written.values)))
+                             updated: HistoryRecord.changedProperties(written.values, from: update.base, entity: entity),
+                             values: HistoryRecord.values(of: entity, old: written.old, new: written.values)))
     }
 
     /// The row changed or vanished since the context read it: resolves by the merge policy
     /// (``RowMerge``) and writes over the store's row. Nil when nothing is written: a conflict
     /// was recorded, or our changes were dropped for the store's row.
     private mutating func writeOverChangedRow(_ update: SaveRequest.Update, values: [StoredValue], pk: Int64,
-                                              table: EntityTable, entity: EntityDescription) throws
+                                              entity: EntityDescription) throws
         -> (values: [StoredValue], version: Int64, old: [StoredValue])? {
-        guard let theirs = try store.currentRow(pk: pk, table: table, in: db) else {
+        guard let theirs = try writer.currentRow(entity, primaryKey: pk) else {
             if RowMerge.refusesUpdateOfDeletedRow(policy: request.mergePolicy) {
                 conflicts.append(MergeConflict(objectID: update.id, deletedElsewhere: true,
                                                expectedVersion: update.expectedVersion, foundVersion: nil, properties: []))
@@ -198,22 +196,21 @@ struct SQLiteSaveTransaction {
             return nil
         }
         let rewrote = try uniquenessChecked(id: update.id, pk: pk, values: merged, entity: entity) {
-            try store.runUpdate(table, pk: pk, values: merged, expected: theirs.version, in: db)
+            try writer.update(entity, primaryKey: pk, values: merged, expected: theirs.version, only: nil)
         }
-        guard rewrote else { throw StoreError.busy(path: store.path, timeout: store.busyTimeout) }
+        guard rewrote else { throw writer.busyError() }
         return (merged, theirs.version + 1, theirs.values)
     }
 
     // MARK: Deletes
 
     private mutating func write(_ delete: SaveRequest.Delete) throws {
-        guard let entity = store.model.entity(named: delete.entity), let pk = delete.id.primaryKey else { return }
-        let table = store.table(for: entity)
+        guard let entity = writer.model.entity(named: delete.entity), let pk = delete.id.primaryKey else { return }
         // The row before it goes, for the tombstone and the old values history keeps.
         let keepsValues = !entity.historyValueIndices.isEmpty || entity.attributes.contains(where: \.isPreservedInHistoryOnDeletion)
-        let row = store.recordsHistory && keepsValues ? try store.currentRow(pk: pk, table: table, in: db)?.values : nil
-        try db.run(SQLFragment(table.deleteSQL, [.int(pk), .int(delete.expectedVersion)]))
-        if db.changes == 0, let theirs = try store.currentRow(pk: pk, table: table, in: db) {
+        let row = writer.recordsHistory && keepsValues ? try writer.currentRow(entity, primaryKey: pk)?.values : nil
+        let deleted = try writer.delete(entity, primaryKey: pk, expected: delete.expectedVersion)
+        if !deleted, let theirs = try writer.currentRow(entity, primaryKey: pk) {
             // Changed since read: `.error` refuses; the other policies delete it anyway.
             if !RowMerge.deletesChangedRow(policy: request.mergePolicy) {
                 conflicts.append(MergeConflict(objectID: delete.id, deletedElsewhere: false,
@@ -221,26 +218,27 @@ struct SQLiteSaveTransaction {
                                                properties: []))
                 return
             }
-            try db.run("DELETE FROM \(raw: table.table) WHERE _pk = \(.int(pk))")
+            _ = try writer.delete(entity, primaryKey: pk, expected: nil)
         }
-        try store.deleteLinks(entity: entity, key: pk, in: db)
+        try writer.deleteLinks(entity, primaryKey: pk)
         result.deleted.insert(delete.id)
         record(HistoryRecord(entity: entity.name, primaryKey: pk, kind: .delete,
-                             tombstone: row.flatMap { SQLiteStore.tombstone(of: entity, row: $0) },
-                             values: row.map { SQLiteStore.historyValues(of: entity, old: $0, new: nil) } ?? []))
+                             tombstone: row.flatMap { HistoryRecord.tombstone(of: entity, row: $0) },
+                             values: row.map { HistoryRecord.values(of: entity, old: $0, new: nil) } ?? []))
     }
 
     // MARK: Uniqueness
 
     /// Runs a write; a UNIQUE constraint it breaks becomes ``SaveError/uniquenessViolation(_:)``
     /// naming the object and the model's constraint, found by looking the values up (never by
-    /// reading SQLite's message). A unique index the model does not declare stays a store error.
+    /// reading the database's message). A unique index the model does not declare stays a
+    /// store error.
     private func uniquenessChecked<T>(id: ObjectID, pk: Int64, values: [StoredValue], entity: EntityDescription,
                                       _ body: () throws -> T) throws -> T {
         do {
             return try body()
-        } catch let error as StoreError where error.resultCode == SQLiteResultCode.constraintUnique {
-            guard let group = try store.uniquenessGroup(clashingWith: values, entity: entity, excluding: pk, in: db)
+        } catch let error as StoreError where writer.isUniquenessFailure(error) {
+            guard let group = try writer.uniquenessGroup(clashingWith: values, entity: entity, excluding: pk)
             else { throw SaveError.storeFailure(error) }
             throw SaveError.uniquenessViolation(UniquenessViolation(
                 entity: entity.name, properties: group.map { entity.properties[$0].name },

@@ -14,18 +14,36 @@ import Testing
 
     /// A new store of this kind with one client and invoices of these amounts.
     private static func store(_ store: TestStore, amounts: [Decimal]) async throws -> ManagedObjectContext {
-        try await seed(store.coordinator(), amounts: amounts)
+        try await seed(store.coordinator(), amounts: amounts, byBatch: store.supportsBatchRequests)
     }
 
-    /// One client and invoices of these amounts (`I-0`, `I-1`, …), written by a batch insert:
-    /// ten thousand rows take a moment.
-    private static func seed(_ coordinator: PersistentStoreCoordinator, amounts: [Decimal]) async throws -> ManagedObjectContext {
+    /// One client and invoices of these amounts (`I-0`, `I-1`, …), written by a batch insert
+    /// (ten thousand rows take a moment), or by saves of a thousand where the store has no
+    /// batch requests.
+    private static func seed(_ coordinator: PersistentStoreCoordinator, amounts: [Decimal],
+                             byBatch: Bool = true) async throws -> ManagedObjectContext {
         let context = ManagedObjectContext(.privateQueue, coordinator: coordinator)
         let client = try await context.perform {
             let client = Client(context: context)
             client.name = "Acme"
             try context.save()
             return client.objectID
+        }
+        guard byBatch else {
+            try await context.perform {
+                for start in stride(from: 0, to: amounts.count, by: 1000) {
+                    let owner = try context.existingObject(with: client, as: Client.self)
+                    for n in start..<min(amounts.count, start + 1000) {
+                        let invoice = Invoice(context: context)
+                        invoice.identifier = "I-\(n)"
+                        invoice.amount = amounts[n]
+                        invoice.client = owner
+                    }
+                    try context.save()
+                    context.reset()
+                }
+            }
+            return context
         }
         let rows = amounts.enumerated().map { n, amount in
             var row = PropertyValues<Invoice>()

@@ -26,7 +26,7 @@ import ObjectGraphFixtureModel
         }
     }
 
-    @Test(arguments: TestStore.all) func aBatchInsertRecordsTheNewValuesOfEachRow(_ store: TestStore) async throws {
+    @Test(arguments: TestStore.sqlite) func aBatchInsertRecordsTheNewValuesOfEachRow(_ store: TestStore) async throws {
         let location = store.makeLocation()
         defer { location.cleanUp() }
         let coordinator = try HistoryValuesStack.coordinator(location)
@@ -43,7 +43,7 @@ import ObjectGraphFixtureModel
         #expect(transaction.changes.allSatisfy { $0.values["status"] == HistoryValueChange(old: nil, new: .string("open")) })
     }
 
-    @Test(arguments: TestStore.all) func aBatchUpdateReadsTheOldValuesInItsTransactionBeforeWriting(_ store: TestStore) async throws {
+    @Test(arguments: TestStore.sqlite) func aBatchUpdateReadsTheOldValuesInItsTransactionBeforeWriting(_ store: TestStore) async throws {
         let location = store.makeLocation()
         defer { location.cleanUp() }
         let coordinator = try HistoryValuesStack.coordinator(location)
@@ -71,7 +71,7 @@ import ObjectGraphFixtureModel
         #expect(byID[ids[3]]?.values["amount"]?.old == .decimal(4))
     }
 
-    @Test(arguments: TestStore.all) func aBatchUpdateOfAnAttributeNotDeclaredRecordsNoValue(_ store: TestStore) async throws {
+    @Test(arguments: TestStore.sqlite) func aBatchUpdateOfAnAttributeNotDeclaredRecordsNoValue(_ store: TestStore) async throws {
         let location = store.makeLocation()
         defer { location.cleanUp() }
         let coordinator = try HistoryValuesStack.coordinator(location)

@@ -7,9 +7,9 @@ import Foundation
 /// them up; unsaved objects go through the same table.
 package struct AggregatePlan {
     /// An attribute the request reads: a group key or an aggregated attribute.
-    struct Column {
+    package struct Column {
         let keyPath: AnyKeyPath
-        let type: AttributeType
+        package let type: AttributeType
         /// The properties the key path reads, for reading unsaved objects.
         let path: [PropertyStep]
         /// Its SQL expression: `t0."currency"`, or `j1."country"` through a join.
@@ -28,8 +28,8 @@ package struct AggregatePlan {
     let entity: EntityDescription
     /// The dialect of the store the plan's SQL is for.
     let dialect: SQLDialect
-    let condition: SQLFragment?
-    let columns: [Column]
+    package let condition: SQLFragment?
+    package let columns: [Column]
     /// The column of each group key, in order.
     let keyColumns: [Int]
     let terms: [Term]
@@ -80,7 +80,7 @@ package struct AggregatePlan {
     /// `SELECT <columns> FROM <table> t0 <joins> WHERE <condition>`; with `excludingKeys`, a
     /// last condition leaves out the rows whose keys a JSON array bound after the
     /// condition's parameters lists (the rows unsaved changes replace).
-    func sql(excludingKeys: Bool) -> String {
+    package func sql(excludingKeys: Bool) -> String {
         let select = columns.isEmpty ? "1" : columns.map(\.expression).joined(separator: ", ")
         var conditions = condition.map { ["(\($0.sql))"] } ?? []
         if excludingKeys { conditions.append(dialect.excludesKeys("t0._pk")) }

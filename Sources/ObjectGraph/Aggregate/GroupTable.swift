@@ -42,7 +42,7 @@ package struct GroupTable {
     }
 
     /// Adds an unsaved object, given the stored values of the plan's columns.
-    mutating func add(values: [StoredValue]) {
+    package mutating func add(values: [StoredValue]) {
         for (position, column) in plan.keyColumns.enumerated() { key[position] = values[column] }
         Self.add(values, terms: plan.terms, to: &groups[key, default: empty])
     }

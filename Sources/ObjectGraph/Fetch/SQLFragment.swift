@@ -15,10 +15,10 @@ import Foundation
 /// PostgreSQL numbers its parameters (`$1`, `$2`); its connection renumbers the `?` when it
 /// prepares a statement, so fragments are written the same for both dialects.
 package struct SQLFragment: Sendable, Equatable, ExpressibleByStringInterpolation {
-    var sql: String
-    var bindings: [StoredValue]
+    package var sql: String
+    package var bindings: [StoredValue]
 
-    init(_ sql: String, _ bindings: [StoredValue] = []) {
+    package init(_ sql: String, _ bindings: [StoredValue] = []) {
         self.sql = sql
         self.bindings = bindings
     }
@@ -60,7 +60,7 @@ package struct SQLFragment: Sendable, Equatable, ExpressibleByStringInterpolatio
 
 extension Sequence<SQLFragment> {
     /// The fragments one after the other, `separator` between them, bindings in order.
-    func joined(separator: String) -> SQLFragment {
+    package func joined(separator: String) -> SQLFragment {
         var result = SQLFragment("")
         for (n, fragment) in enumerated() {
             if n > 0 { result.sql += separator }

@@ -1,31 +1,31 @@
 import Foundation
 
 /// The SQL of one entity's table, built once when the store opens.
-struct EntityTable: Sendable {
-    enum Column: Sendable {
+package struct EntityTable: Sendable {
+    package enum Column: Sendable {
         case attribute(AttributeType)
         case toOne(destination: String)
     }
 
-    let entity: String
-    let table: String
+    package let entity: String
+    package let table: String
     /// Properties stored as columns of this table, by property index, in SELECT order.
-    let columns: [(index: Int, name: String, kind: Column)]
-    let propertyCount: Int
+    package let columns: [(index: Int, name: String, kind: Column)]
+    package let propertyCount: Int
     /// Indices of to-many properties (not columns).
-    let toManyIndices: [Int]
+    package let toManyIndices: [Int]
     /// `t0._pk, t0._version, t0."col", ...`
-    let selectList: String
-    let insertSQL: String
+    package let selectList: String
+    package let insertSQL: String
     /// How many rows `chunkInsertSQL` inserts: at most 64, and never more parameters than
     /// the 999 every SQLite build allows.
-    let rowsPerInsert: Int
+    package let rowsPerInsert: Int
     /// `insertSQL` for `rowsPerInsert` rows at once.
-    let chunkInsertSQL: String
-    let updateSQL: String
-    let deleteSQL: String
+    package let chunkInsertSQL: String
+    package let updateSQL: String
+    package let deleteSQL: String
 
-    init(entity: EntityDescription) {
+    package init(entity: EntityDescription) {
         self.entity = entity.name
         self.table = SQLSchema.table(entity)
         self.propertyCount = entity.properties.count

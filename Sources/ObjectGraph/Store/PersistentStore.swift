@@ -145,12 +145,12 @@ package protocol PersistentStore: AnyObject, Sendable {
 
 extension PersistentStore {
     /// - Throws: ``PersistentHistoryError/notRecorded(path:)`` when the store records no history.
-    func requireHistory() throws {
+    package func requireHistory() throws {
         if !recordsHistory { throw PersistentHistoryError.notRecorded(path: location) }
     }
 
     /// The permanent ID of a row of this store.
-    func objectID(_ entity: String, primaryKey: Int64) -> ObjectID {
+    package func objectID(_ entity: String, primaryKey: Int64) -> ObjectID {
         ObjectID(entityName: entity, key: .permanent(store: identifier, primaryKey: primaryKey))
     }
 }

@@ -27,18 +27,14 @@ struct SQLiteSaveWriter: SaveWriter {
     }
 
     func insert(_ entity: EntityDescription, primaryKey: Int64, values: [StoredValue]) throws {
-        let table = store.table(for: entity)
-        try db.run(SQLFragment(table.insertSQL, [.int(primaryKey)] + table.columns.map { values[$0.index] }))
+        try db.run(store.table(for: entity).insert(primaryKey: primaryKey, values: values))
     }
 
     func update(_ entity: EntityDescription, primaryKey: Int64, values: [StoredValue], expected: Int64,
                 only properties: [Int]?) throws -> Bool {
         let table = store.table(for: entity)
-        let columns = properties.map { changed in
-            let set = Set(changed)
-            return table.columns.indices.filter { set.contains(table.columns[$0].index) }
-        }
-        return try store.runUpdate(table, pk: primaryKey, values: values, expected: expected, only: columns, in: db)
+        return try store.runUpdate(table, pk: primaryKey, values: values, expected: expected,
+                                   only: properties.map(table.positions(of:)), in: db)
     }
 
     func currentRow(_ entity: EntityDescription, primaryKey: Int64) throws -> RowSnapshot? {
@@ -46,12 +42,7 @@ struct SQLiteSaveWriter: SaveWriter {
     }
 
     func delete(_ entity: EntityDescription, primaryKey: Int64, expected: Int64?) throws -> Bool {
-        let table = store.table(for: entity)
-        if let expected {
-            try db.run(SQLFragment(table.deleteSQL, [.int(primaryKey), .int(expected)]))
-        } else {
-            try db.run("DELETE FROM \(raw: table.table) WHERE _pk = \(.int(primaryKey))")
-        }
+        try db.run(store.table(for: entity).delete(primaryKey: primaryKey, expected: expected))
         return db.changes > 0
     }
 

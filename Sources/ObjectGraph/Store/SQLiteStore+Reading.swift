@@ -91,20 +91,7 @@ extension SQLiteStore {
                       entity: EntityDescription) throws -> [(ObjectID, RowSnapshot)] {
         guard let destination = model.entity(named: relationship.destinationEntityName) else { return [] }
         let table = table(for: destination)
-        let sql: String
-        if relationship.cardinality == .orderedToMany {
-            let order = SQLSchema.orderTableName(entity: entity.name, relationship: relationship.name)
-            sql = "SELECT \(table.selectList) FROM \(order) o JOIN \(table.table) t0 ON t0._pk = o.member WHERE o.owner = ? ORDER BY o.position"
-        } else {
-            switch SQLSchema.mapping(of: relationship, in: entity, model: model) {
-            case .inverseForeignKey(_, let column):
-                sql = "SELECT \(table.selectList) FROM \(table.table) t0 WHERE t0.\(column) = ? ORDER BY t0._pk"
-            case .joinTable(let join, let owner, let member):
-                sql = "SELECT \(table.selectList) FROM \(join) j JOIN \(table.table) t0 ON t0._pk = j.\(member) WHERE j.\(owner) = ? ORDER BY t0._pk"
-            case .foreignKey:
-                return []
-            }
-        }
+        guard let sql = table.destinationsSQL(of: relationship, in: entity, model: model) else { return [] }
         readQueryCount.add(1, ordering: .relaxed)
         return try pool.read { db in
             let statement = try db.statement(sql)

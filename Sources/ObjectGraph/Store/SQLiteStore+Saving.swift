@@ -48,7 +48,7 @@ extension SQLiteStore {
                      in db: SQLiteConnection) throws -> (Int64, RowSnapshot)? {
         let table = table(for: entity)
         for group in entity.uniquenessIndices {
-            guard let condition = Self.keyCondition(group, values: values, entity: entity, alias: "t0.") else { continue }
+            guard let condition = SQLSchema.keyCondition(group, values: values, entity: entity, alias: "t0.") else { continue }
             let statement = try db.prepared("SELECT \(raw: table.selectList) FROM \(raw: table.table) t0 WHERE \(condition)")
             defer { statement.reset() }
             if try statement.step() {
@@ -65,7 +65,7 @@ extension SQLiteStore {
     func uniquenessGroup(clashingWith values: [StoredValue], entity: EntityDescription, excluding pk: Int64,
                          in db: SQLiteConnection) throws -> [Int]? {
         for group in entity.uniquenessIndices {
-            guard let condition = Self.keyCondition(group, values: values, entity: entity) else { continue }
+            guard let condition = SQLSchema.keyCondition(group, values: values, entity: entity) else { continue }
             let statement = try db.prepared(
                 "SELECT 1 FROM \(raw: table(for: entity).table) WHERE \(condition) AND _pk <> \(.int(pk)) LIMIT 1")
             defer { statement.reset() }
@@ -74,85 +74,30 @@ extension SQLiteStore {
         return nil
     }
 
-    /// `"a" = ? AND "b" = ?` for the properties of a uniqueness constraint (`group`, property
-    /// indices) with their values; nil when a value is nil (a nil never clashes).
-    static func keyCondition(_ group: [Int], values: [StoredValue], entity: EntityDescription,
-                             alias: String = "") -> SQLFragment? {
-        var parts: [SQLFragment] = []
-        for index in group {
-            guard index < values.count, !values[index].isNull else { return nil }
-            parts.append("\(raw: alias)\(raw: SQLSchema.quote(entity.properties[index].name)) = \(values[index])")
-        }
-        return parts.joined(separator: " AND ")
-    }
-
     /// Writes the row if its version is still `expected`: every column, or only `columns`
     /// (positions in `table.columns`), the ones the save changed.
     func runUpdate(_ table: EntityTable, pk: Int64, values: [StoredValue], expected: Int64,
                    only columns: [Int]? = nil, in db: SQLiteConnection) throws -> Bool {
-        let assignments = (columns ?? Array(table.columns.indices)).map { position -> SQLFragment in
-            let column = table.columns[position]
-            return ", \(raw: column.name) = \(values[column.index])"
-        }
-        try db.run("""
-            UPDATE \(raw: table.table) SET _version = _version + 1\(assignments.joined(separator: ""))
-            WHERE _pk = \(.int(pk)) AND _version = \(.int(expected))
-            """)
+        try db.run(table.update(primaryKey: pk, values: values, expected: expected, positions: columns))
         return db.changes > 0
     }
 
     func currentRow(pk: Int64, table: EntityTable, in db: SQLiteConnection) throws -> RowSnapshot? {
-        let statement = try db.prepared("SELECT \(raw: table.selectList) FROM \(raw: table.table) t0 WHERE t0._pk = \(.int(pk))")
+        let statement = try db.prepared(table.select(primaryKey: pk))
         defer { statement.reset() }
         return try statement.step() ? table.snapshot(from: statement, store: identifier).1 : nil
     }
 
     /// Many-to-many links and ordered positions, written from the values that changed.
     func writeToMany(entity: EntityDescription, ownerKey: Int64, values: [StoredValue],
-                             base: [StoredValue]?, in db: SQLiteConnection) throws {
-        for index in entity.relationshipIndices {
-            guard let rel = entity.relationshipDescription(at: index), rel.isToMany,
-                  case .references(let ids) = values[index] else { continue }
-            let old: [ObjectID]? = base.flatMap { b in
-                if index < b.count, case .references(let o) = b[index] { return o } else { return nil }
-            }
-            if let old, old == ids { continue }
-            let keys = ids.compactMap(\.primaryKey)
-            if rel.cardinality == .orderedToMany {
-                let order = SQLSchema.orderTableName(entity: entity.name, relationship: rel.name)
-                try db.run("DELETE FROM \(raw: order) WHERE owner = \(.int(ownerKey))")
-                for (position, key) in keys.enumerated() {
-                    try db.run("""
-                        INSERT INTO \(raw: order) (owner, member, position)
-                        VALUES (\(.int(ownerKey)), \(.int(key)), \(.int(Int64(position))))
-                        """)
-                }
-            }
-            if case .joinTable(let join, let owner, let member) = SQLSchema.mapping(of: rel, in: entity, model: model),
-               owner == "\"a\"" {
-                // Only the side owning column `a` writes, so a link is written once.
-                let oldKeys = Set((old ?? []).compactMap(\.primaryKey))
-                let newKeys = Set(keys)
-                for key in oldKeys.subtracting(newKeys) {
-                    try db.run("DELETE FROM \(raw: join) WHERE \(raw: owner) = \(.int(ownerKey)) AND \(raw: member) = \(.int(key))")
-                }
-                for key in newKeys.subtracting(oldKeys) {
-                    try db.run(dialect.insertIgnoringDuplicates(
-                        into: join, "(\(raw: owner), \(raw: member)) VALUES (\(.int(ownerKey)), \(.int(key)))"))
-                }
-            }
+                     base: [StoredValue]?, in db: SQLiteConnection) throws {
+        for statement in SQLSchema.toManyWrites(entity, model: model, ownerKey: ownerKey, values: values, base: base,
+                                                dialect: dialect) {
+            try db.run(statement)
         }
     }
 
     func deleteLinks(entity: EntityDescription, key: Int64, in db: SQLiteConnection) throws {
-        for rel in entity.relationships where rel.isToMany {
-            if case .joinTable(let join, let owner, _) = SQLSchema.mapping(of: rel, in: entity, model: model) {
-                try db.run("DELETE FROM \(raw: join) WHERE \(raw: owner) = \(.int(key))")
-            }
-            if rel.cardinality == .orderedToMany {
-                let order = SQLSchema.orderTableName(entity: entity.name, relationship: rel.name)
-                try db.run("DELETE FROM \(raw: order) WHERE owner = \(.int(key))")
-            }
-        }
+        for statement in SQLSchema.linkDeletions(entity, model: model, key: key) { try db.run(statement) }
     }
 }

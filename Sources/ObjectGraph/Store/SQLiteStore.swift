@@ -20,7 +20,7 @@ final class SQLiteStore: PersistentStore {
     /// Whether the database is the connection's own `:memory:` one.
     let isInMemory: Bool
     let tables: [String: EntityTable]
-    let pool: ConnectionPool
+    let pool: ConnectionPool<SQLiteConnection>
     let busyTimeout: TimeInterval
     /// The VFS every connection opens the file with (nil: the default).
     let vfs: String?

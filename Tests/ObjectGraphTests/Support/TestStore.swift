@@ -1,5 +1,7 @@
 import Foundation
+import ObjectGraphPostgreSQL
 import Testing
+import TestSupport
 @testable import ObjectGraph
 
 /// A kind of store a test runs against. Tests of what a store promises take it as their
@@ -15,35 +17,48 @@ import Testing
 /// Tests that open one store with several coordinators (another process, a restart, a stale
 /// copy) take ``shared``: an in-memory store is its coordinator's alone.
 ///
-/// **Adding a store** (PostgreSQL): a case here, its ``isShared``, and in
-/// ``StoreLocation/coordinator(model:recordsHistory:postsRemoteChangeNotifications:)`` the
-/// way a coordinator opens it (a database of its own per location, on a server the test
-/// support starts); when the store's server is not available, leave it out of ``all`` with a
-/// message saying why, so the other stores still run and the gap is visible.
+/// **PostgreSQL** runs on a server of the test process's own (``PostgreSQLServer``), a schema
+/// per location. When PostgreSQL is not installed it is left out of ``all``, and
+/// `PostgreSQLAvailabilityTests` is skipped saying so: the other stores still run, and the
+/// gap is visible. Tests of what the PostgreSQL store does not do yet (batch requests,
+/// full-text search, text holding U+0000) take ``sqlite``.
 struct TestStore: Sendable, Hashable, CustomTestStringConvertible {
     enum Kind: String, Sendable, Hashable {
         /// An SQLite file in a temporary folder.
         case sqliteFile = "SQLite file"
         /// SQLite's `:memory:` database.
         case inMemory = "in-memory"
+        /// A schema of its own on the test process's PostgreSQL server.
+        case postgreSQL = "PostgreSQL"
     }
 
     let kind: Kind
 
     static let sqliteFile = TestStore(kind: .sqliteFile)
     static let inMemory = TestStore(kind: .inMemory)
+    static let postgreSQL = TestStore(kind: .postgreSQL)
 
-    /// Every store.
-    static let all: [TestStore] = [.sqliteFile, .inMemory]
+    /// The SQLite stores (file and in-memory).
+    static let sqlite: [TestStore] = [.sqliteFile, .inMemory]
+    /// Every store: PostgreSQL too when its server runs.
+    static let all: [TestStore] = sqlite + (isPostgreSQLAvailable ? [.postgreSQL] : [])
+    /// Whether the test process's PostgreSQL server runs.
+    static var isPostgreSQLAvailable: Bool {
+        if case .success = PostgreSQLServer.shared { return true }
+        return false
+    }
     /// The stores several coordinators can open at once.
     static let shared: [TestStore] = all.filter(\.isShared)
 
     var testDescription: String { kind.rawValue }
 
+    /// Whether the store runs batch requests (not on PostgreSQL yet).
+    var supportsBatchRequests: Bool { kind != .postgreSQL }
+
     /// Whether another coordinator (or process) can open the same store.
     var isShared: Bool {
         switch kind {
-        case .sqliteFile: true
+        case .sqliteFile, .postgreSQL: true
         case .inMemory: false
         }
     }
@@ -52,7 +67,7 @@ struct TestStore: Sendable, Hashable, CustomTestStringConvertible {
     func makeLocation() -> StoreLocation {
         switch kind {
         case .sqliteFile: StoreLocation(store: self, url: TestStack.fileURL())
-        case .inMemory: StoreLocation(store: self, url: nil)
+        case .inMemory, .postgreSQL: StoreLocation(store: self, url: nil)
         }
     }
 
@@ -67,8 +82,10 @@ struct TestStore: Sendable, Hashable, CustomTestStringConvertible {
 /// One test's store: where its coordinators open it.
 struct StoreLocation: Sendable {
     let store: TestStore
-    /// The SQLite file (nil in memory).
+    /// The SQLite file (nil in memory and on PostgreSQL).
     let url: URL?
+    /// The PostgreSQL schema.
+    let schema = "og_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
     /// Whether the location's one coordinator was made (for stores that are not shared).
     private let opened = OnceFlag()
 
@@ -90,6 +107,12 @@ struct StoreLocation: Sendable {
                      postsRemoteChangeNotifications: Bool = false) throws -> PersistentStoreCoordinator {
         let description: PersistentStoreDescription
         switch store.kind {
+        case .postgreSQL:
+            let server = try PostgreSQLServer.shared.get()
+            let coordinator = PersistentStoreCoordinator(model: model)
+            try coordinator.addPostgreSQLStore(.init(url: server.url(), schema: schema, recordsHistory: recordsHistory),
+                                               postsRemoteChangeNotifications: postsRemoteChangeNotifications)
+            return coordinator
         case .sqliteFile:
             guard let url else { throw NotShared(store: store) }
             description = .sqlite(at: url, recordsHistory: recordsHistory,

@@ -46,7 +46,7 @@ extension SQLiteStore {
         for group in entity.uniquenessIndices {
             var seen = Set<[StoredValue]>()
             for row in rows {
-                guard let condition = Self.keyCondition(group, values: row.values, entity: entity) else { continue }
+                guard let condition = SQLSchema.keyCondition(group, values: row.values, entity: entity) else { continue }
                 if !seen.insert(group.map { row.values[$0] }).inserted { return group }
                 let statement = try db.prepared("SELECT 1 FROM \(raw: SQLSchema.table(entity)) WHERE \(condition) LIMIT 1")
                 defer { statement.reset() }

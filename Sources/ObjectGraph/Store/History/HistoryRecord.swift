@@ -3,13 +3,13 @@ import Foundation
 /// One object's change as a save or batch request writes it, before a store records it, and
 /// the rules for what it records: the same for every store.
 package struct HistoryRecord: Sendable {
-    let entity: String
-    let primaryKey: Int64
-    let kind: PersistentHistoryChange.Kind
-    var updated: [String] = []
-    var tombstone: [String: StoredValue]?
+    package let entity: String
+    package let primaryKey: Int64
+    package let kind: PersistentHistoryChange.Kind
+    package var updated: [String] = []
+    package var tombstone: [String: StoredValue]?
     /// The values of the entity's properties that record them (see ``values(of:old:new:)``).
-    var values: [HistoryValueRecord] = []
+    package var values: [HistoryValueRecord] = []
 
     /// The values history records for a change of `entity`: every recording property's new
     /// value (insert, `old` nil), old value (delete, `new` nil), or, when both are given,
@@ -58,7 +58,7 @@ package struct HistoryRecord: Sendable {
 /// nil for deletes.
 package struct HistoryValueRecord: Sendable {
     /// The property's index in its entity.
-    let index: Int
-    let old: StoredValue?
-    let new: StoredValue?
+    package let index: Int
+    package let old: StoredValue?
+    package let new: StoredValue?
 }

@@ -19,11 +19,7 @@ extension SQLiteStore {
                 if !lowest.isNull(at: 0) { through = min(through, lowest.int(at: 0)) }
                 let purged = try purgedThrough(in: db)
                 guard through > purged else { return purged }
-                let last = StoredValue.int(through)
-                try db.run("DELETE FROM _og_history_tombstone WHERE change IN (SELECT id FROM _og_history_change WHERE txn <= \(last))")
-                try db.run("DELETE FROM _og_history_value WHERE change IN (SELECT id FROM _og_history_change WHERE txn <= \(last))")
-                try db.run("DELETE FROM _og_history_change WHERE txn <= \(last)")
-                try db.run("DELETE FROM _og_history_transaction WHERE number <= \(last)")
+                for statement in HistoryStatements.purge(through: through) { try db.run(statement) }
                 try Self.setMetadataValue("historyPurgedThrough", String(through), in: db)
                 return through
             }
@@ -32,21 +28,13 @@ extension SQLiteStore {
 
     func cursor(named consumer: String) throws -> PersistentHistoryToken? {
         try pool.read { db in
-            let statement = try db.prepared("SELECT number FROM _og_history_cursor WHERE consumer = \(.string(consumer))")
+            let statement = try db.prepared(HistoryStatements.cursor(named: consumer))
             defer { statement.reset() }
             return try statement.step() ? PersistentHistoryToken(storeIdentifier: identifier, transactionNumber: statement.int(at: 0)) : nil
         }
     }
 
     func setCursor(named consumer: String, to token: PersistentHistoryToken?) throws {
-        try pool.write { db in
-            if let token {
-                try db.run(dialect.upsert(into: "_og_history_cursor", key: "consumer", columns: ["number", "updated"],
-                                          values: [.string(consumer), .int(token.transactionNumber),
-                                                   .double(Date().timeIntervalSince1970)]))
-            } else {
-                try db.run("DELETE FROM _og_history_cursor WHERE consumer = \(.string(consumer))")
-            }
-        }
+        try pool.write { db in try db.run(HistoryStatements.setCursor(named: consumer, to: token, dialect: dialect)) }
     }
 }

@@ -4,12 +4,12 @@ import Foundation
 /// The type a value was recorded with, kept beside it in `_og_history_value.type`, so a value
 /// reads back typed even when its property has left the model. The numbers are part of the
 /// file format: never renumber them.
-enum HistoryValueType: Int64 {
+package enum HistoryValueType: Int64 {
     case string = 1, int = 2, int64 = 3, double = 4, bool = 5, date = 6, decimal = 7, uuid = 8, data = 9
     /// A to-one relationship: the destination's primary key, its entity in `destination`.
     case reference = 16
 
-    init(_ type: AttributeType) {
+    package init(_ type: AttributeType) {
         switch type {
         case .string: self = .string
         case .int: self = .int
@@ -23,7 +23,7 @@ enum HistoryValueType: Int64 {
         }
     }
 
-    var attributeType: AttributeType? {
+    package var attributeType: AttributeType? {
         switch self {
         case .string: return .string
         case .int: return .int

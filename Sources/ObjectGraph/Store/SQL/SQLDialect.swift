@@ -50,20 +50,20 @@ package struct SQLDialect: Sendable, Hashable, CustomStringConvertible {
     // MARK: Booleans
 
     /// The literal of a condition that always holds.
-    var trueLiteral: String { engine == .sqlite ? "1" : "TRUE" }
+    package var trueLiteral: String { engine == .sqlite ? "1" : "TRUE" }
     /// The literal of a condition that never holds.
-    var falseLiteral: String { engine == .sqlite ? "0" : "FALSE" }
+    package var falseLiteral: String { engine == .sqlite ? "0" : "FALSE" }
 
     /// `condition`, false where it is NULL: SQL's three-valued logic would make `NOT (NULL)`
     /// NULL (not true) where Swift's two-valued logic gives true.
-    func nullAsFalse(_ condition: SQLFragment) -> SQLFragment {
+    package func nullAsFalse(_ condition: SQLFragment) -> SQLFragment {
         "COALESCE(\(condition), \(raw: falseLiteral))"
     }
 
     // MARK: Comparisons
 
     /// The operator of null-safe equality (nil equals nil; nil differs from every value).
-    func nullSafeEquality(negated: Bool) -> String {
+    package func nullSafeEquality(negated: Bool) -> String {
         switch engine {
         case .sqlite: negated ? "IS NOT" : "IS"
         case .postgreSQL: negated ? "IS DISTINCT FROM" : "IS NOT DISTINCT FROM"
@@ -71,7 +71,7 @@ package struct SQLDialect: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// A Decimal column or value in a form SQL orders as numbers.
-    func orderedAsNumber(decimal expression: SQLFragment) -> SQLFragment {
+    package func orderedAsNumber(decimal expression: SQLFragment) -> SQLFragment {
         switch engine {
         // Stored as canonical text, which orders "10" before "9"; both sides go through
         // SQLite's own text-to-REAL conversion, so equal Decimals never compare unequal.
@@ -83,7 +83,7 @@ package struct SQLDialect: Sendable, Hashable, CustomStringConvertible {
     // MARK: Strings and bytes
 
     /// Whether `text` contains `part` (text in text, or bytes in bytes), case-sensitively.
-    func contains(_ text: SQLFragment, _ part: SQLFragment) -> SQLFragment {
+    package func contains(_ text: SQLFragment, _ part: SQLFragment) -> SQLFragment {
         switch engine {
         case .sqlite: "(instr(\(text), \(part)) > 0)"
         case .postgreSQL: "(position(\(part) IN \(text)) > 0)"
@@ -92,12 +92,12 @@ package struct SQLDialect: Sendable, Hashable, CustomStringConvertible {
 
     /// Whether `text` contains `part`, ignoring case as the engine's `lower()` folds it
     /// (SQLite: ASCII only; PostgreSQL: the database's locale).
-    func containsIgnoringCase(_ text: SQLFragment, _ part: SQLFragment) -> SQLFragment {
+    package func containsIgnoringCase(_ text: SQLFragment, _ part: SQLFragment) -> SQLFragment {
         contains("lower(\(text))", "lower(\(part))")
     }
 
     /// A sort key compared without regard to ASCII case.
-    func caseInsensitiveSortKey(_ expression: String) -> String {
+    package func caseInsensitiveSortKey(_ expression: String) -> String {
         switch engine {
         case .sqlite: expression + " COLLATE NOCASE"
         case .postgreSQL: "lower(\(expression))"
@@ -107,7 +107,7 @@ package struct SQLDialect: Sendable, Hashable, CustomStringConvertible {
     // MARK: Paging
 
     /// ` LIMIT … OFFSET …`, or nothing when neither applies.
-    func limitClause(limit: Int?, offset: Int) -> String {
+    package func limitClause(limit: Int?, offset: Int) -> String {
         switch (limit, offset) {
         case (nil, 0): ""
         case (nil, let o): engine == .sqlite ? " LIMIT -1 OFFSET \(o)" : " OFFSET \(max(0, o))"
@@ -120,7 +120,7 @@ package struct SQLDialect: Sendable, Hashable, CustomStringConvertible {
     /// `INSERT INTO <table> <rest>` that skips rows whose key or unique values are present.
     /// `rest` is the column list and the `VALUES` or `SELECT` (with a `WHERE`: SQLite needs
     /// one to tell the `SELECT`'s end from an `ON CONFLICT` clause).
-    func insertIgnoringDuplicates(into table: String, _ rest: SQLFragment) -> SQLFragment {
+    package func insertIgnoringDuplicates(into table: String, _ rest: SQLFragment) -> SQLFragment {
         switch engine {
         case .sqlite: "INSERT OR IGNORE INTO \(raw: table) \(rest)"
         case .postgreSQL: "INSERT INTO \(raw: table) \(rest) ON CONFLICT DO NOTHING"
@@ -130,7 +130,7 @@ package struct SQLDialect: Sendable, Hashable, CustomStringConvertible {
     /// `INSERT INTO <table> (<key>, <columns>) VALUES (…)` that replaces the row holding the
     /// same `key`. For tables no other row refers to (metadata, cursors): SQLite's `REPLACE`
     /// deletes the old row first.
-    func upsert(into table: String, key: String, columns: [String], values: [StoredValue]) -> SQLFragment {
+    package func upsert(into table: String, key: String, columns: [String], values: [StoredValue]) -> SQLFragment {
         let names = ([key] + columns).joined(separator: ", ")
         var placeholders = SQLFragment("")
         for (n, value) in values.enumerated() { placeholders = n == 0 ? "\(value)" : "\(placeholders), \(value)" }
@@ -147,7 +147,7 @@ package struct SQLDialect: Sendable, Hashable, CustomStringConvertible {
 
     /// `<column> NOT IN (…)` over a JSON array of integer keys bound as one text parameter,
     /// so the statement is the same (and cached) however many keys there are.
-    func excludesKeys(_ column: String) -> String {
+    package func excludesKeys(_ column: String) -> String {
         switch engine {
         case .sqlite: "\(column) NOT IN (SELECT value FROM json_each(?))"
         case .postgreSQL: "\(column) NOT IN (SELECT value::bigint FROM json_array_elements_text(?::json))"

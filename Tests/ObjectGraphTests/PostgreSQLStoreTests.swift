@@ -71,6 +71,37 @@ struct PostgreSQLStoreTests {
         }
     }
 
+    @Test func whileTheServerIsDownSavesFailTypedAndAfterItsRestartTheyGoThrough() async throws {
+        // A server of this test's own: the shared one serves the other tests meanwhile.
+        let server = try PostgreSQLServer.start()
+        defer { server.stop() }
+        let coordinator = PersistentStoreCoordinator(model: TestStack.model)
+        try coordinator.addPostgreSQLStore(.init(url: server.url(), recordsHistory: true))
+        let context = ManagedObjectContext(.privateQueue, coordinator: coordinator)
+        try await context.perform {
+            Client(context: context).name = "Before"
+            try context.save()
+        }
+
+        server.shutDown()
+        let whileDown = await context.perform { () -> SaveError? in
+            Client(context: context).name = "During"
+            do { try context.save(); return nil } catch let error as SaveError { return error } catch { return nil }
+        }
+        guard case .storeFailure(.unreachable)? = whileDown else {
+            Issue.record("expected StoreError.unreachable while the server is down, got \(String(describing: whileDown))")
+            return
+        }
+
+        try server.startAgain()
+        // The failed save kept its changes: saving again writes them.
+        let names = try await context.perform { () throws -> [String] in
+            try context.save()
+            return try context.fetch(FetchRequest<Client>(sortBy: [SortDescriptor(\.name)])).map(\.name)
+        }
+        #expect(names == ["Before", "During"])
+    }
+
     @Test func aDateKeepsItsMicroseconds() async throws {
         let location = TestStore.postgreSQL.makeLocation()
         let coordinator = try location.coordinator()

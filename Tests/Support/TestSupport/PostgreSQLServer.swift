@@ -42,22 +42,29 @@ public final class PostgreSQLServer: Sendable {
     public let port: Int
     /// The server's folder: `data/` (the cluster), `socket/`, `server.log`.
     public let directory: URL
-    /// The postmaster's process ID (from `data/postmaster.pid`).
-    public let processIdentifier: Int32
+    private let bin: URL
+    private let user: ServerUser
+    /// The postmaster's process ID (from `data/postmaster.pid`); 0 while it is shut down.
+    private let pid: Mutex<Int32>
+
+    /// The postmaster's process ID; 0 while the server is shut down.
+    public var processIdentifier: Int32 { pid.withLock { $0 } }
 
     private static let base = URL(fileURLWithPath: "/tmp/og-postgresql")
-    /// Servers to stop when the process exits (by PID), with their folders.
-    private static let running = Mutex<[(pid: Int32, directory: URL)]>([])
+    /// Servers to stop when the process exits, by their folders (each stopped by its PID).
+    private static let running = Mutex<[URL: Int32]>([:])
 
     /// The server every test of this process shares, started at the first use. A failure is
     /// kept: the next caller gets the same reason without trying again.
     public static let shared: Result<PostgreSQLServer, Unavailable> = Result { try start() }
         .mapError { $0 as? Unavailable ?? .failedToStart("\($0)") }
 
-    private init(port: Int, directory: URL, processIdentifier: Int32) {
+    private init(port: Int, directory: URL, bin: URL, user: ServerUser) {
         self.port = port
         self.directory = directory
-        self.processIdentifier = processIdentifier
+        self.bin = bin
+        self.user = user
+        pid = Mutex(0)
     }
 
     /// The URL of a database on this server, as user `postgres` (trust authentication).
@@ -82,22 +89,43 @@ public final class PostgreSQLServer: Sendable {
         try run(user.command(bin.appendingPathComponent("initdb"), [
             "-D", data.path, "-A", "trust", "-U", "postgres", "-E", "UTF8", "--locale=C.UTF-8", "--no-sync",
         ]), log: log, timeout: 60)
-        let port = try freePort()
-        let server = try user.command(bin.appendingPathComponent("postgres"), [
+        let server = PostgreSQLServer(port: try freePort(), directory: directory, bin: bin, user: user)
+        _ = registerExitHandler
+        try server.launch()
+        return server
+    }
+
+    /// Starts the postmaster on the server's data and port, and waits until it is ready.
+    private func launch() throws {
+        let data = directory.appendingPathComponent("data"), log = directory.appendingPathComponent("server.log")
+        let child = try user.command(bin.appendingPathComponent("postgres"), [
             "-D", data.path, "-p", "\(port)", "-h", "127.0.0.1", "-k", directory.appendingPathComponent("socket").path,
             "-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off",
             "-c", "max_connections=500", "-c", "shared_buffers=32MB",
         ]).spawn(log: log)
-        let pid = try waitUntilReady(data: data, server: server, log: log)
-        running.withLock { $0.append((pid, directory)) }
-        _ = registerExitHandler
-        return PostgreSQLServer(port: port, directory: directory, processIdentifier: pid)
+        let started = try Self.waitUntilReady(data: data, server: child, log: log)
+        pid.withLock { $0 = started }
+        Self.running.withLock { $0[directory] = started }
     }
 
-    /// Stops the server (a fast shutdown: SIGINT to the postmaster) and removes its folder.
+    /// Shuts the server down (a fast shutdown: SIGINT to the postmaster), keeping its data:
+    /// clients see the server go as they would a restart.
+    public func shutDown() {
+        let stopped = pid.withLock { pid in defer { pid = 0 }; return pid }
+        Self.shutDown(pid: stopped)
+    }
+
+    /// Starts a shut-down server again, on the same data and port.
+    /// - Throws: ``Unavailable/failedToStart(_:)``.
+    public func startAgain() throws {
+        try launch()
+    }
+
+    /// Stops the server and removes its folder.
     public func stop() {
-        Self.stop(pid: processIdentifier, directory: directory)
-        Self.running.withLock { $0.removeAll { $0.pid == processIdentifier } }
+        shutDown()
+        Self.remove(directory)
+        _ = Self.running.withLock { $0.removeValue(forKey: directory) }
     }
 
     // MARK: Starting
@@ -183,16 +211,26 @@ public final class PostgreSQLServer: Sendable {
     }()
 
     private static func stopAll() {
-        for (pid, directory) in running.withLock({ $0 }) { stop(pid: pid, directory: directory) }
+        for (directory, pid) in running.withLock({ $0 }) {
+            shutDown(pid: pid)
+            remove(directory)
+        }
     }
 
-    /// SIGINT (fast shutdown), then waits up to 10 s for the process to go, then removes the folder.
-    private static func stop(pid: Int32, directory: URL) {
-        if isPostgres(pid) {
-            kill(pid, SIGINT)
-            for _ in 0..<1000 where kill(pid, 0) == 0 { usleep(10_000) }
+    /// SIGINT (fast shutdown), then waits up to 10 s for the process to go.
+    private static func shutDown(pid: Int32) {
+        guard isPostgres(pid) else { return }
+        kill(pid, SIGINT)
+        for _ in 0..<1000 where kill(pid, 0) == 0 { usleep(10_000) }
+    }
+
+    private static func remove(_ directory: URL) {
+        do {
+            try FileManager.default.removeItem(at: directory)
+        } catch {
+            // Left behind; the next start removes it once its owner is gone.
+            FileHandle.standardError.write(Data("PostgreSQLServer: \(directory.path) was not removed: \(error)\n".utf8))
         }
-        try? FileManager.default.removeItem(at: directory)
     }
 
     /// Stops the servers of test processes that are gone, and removes their folders.
@@ -204,7 +242,8 @@ public final class PostgreSQLServer: Sendable {
             if let owner, kill(owner, 0) == 0 { continue }
             let pidFile = folder.appendingPathComponent("data/postmaster.pid")
             let pid = (try? String(contentsOf: pidFile, encoding: .utf8))?.split(separator: "\n").first.flatMap { Int32($0) }
-            stop(pid: pid ?? 0, directory: folder)
+            shutDown(pid: pid ?? 0)
+            remove(folder)
         }
     }
 
@@ -217,7 +256,7 @@ public final class PostgreSQLServer: Sendable {
 
 /// Who runs `initdb` and `postgres`: the `postgres` user when this process is root (they
 /// refuse root), this process's own user otherwise.
-private struct ServerUser {
+private struct ServerUser: Sendable {
     let asPostgres: Bool
     let uid: uid_t
     let gid: gid_t

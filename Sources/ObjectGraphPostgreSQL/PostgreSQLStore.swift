@@ -59,7 +59,7 @@ public final class PostgreSQLStore: PersistentStore {
     let conninfo: String
     let sessionSetup: String
     /// The listener of commits, started by the first change signal.
-    private let listener = Mutex<PostgreSQLChangeListener?>(nil)
+    private let listener = Locked<PostgreSQLChangeListener?>(nil)
 
     /// Connects, and creates the schema on first use.
     /// - Throws: ``StoreError/unreachable(location:reason:)``, ``StoreError/incompatibleModel(path:differences:)``,

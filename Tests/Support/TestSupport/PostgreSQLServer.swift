@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -45,14 +44,14 @@ public final class PostgreSQLServer: Sendable {
     private let bin: URL
     private let user: ServerUser
     /// The postmaster's process ID (from `data/postmaster.pid`); 0 while it is shut down.
-    private let pid: Mutex<Int32>
+    private let pid: LockedValue<Int32>
 
     /// The postmaster's process ID; 0 while the server is shut down.
     public var processIdentifier: Int32 { pid.withLock { $0 } }
 
     private static let base = URL(fileURLWithPath: "/tmp/og-postgresql")
     /// Servers to stop when the process exits, by their folders (each stopped by its PID).
-    private static let running = Mutex<[URL: Int32]>([:])
+    private static let running = LockedValue<[URL: Int32]>([:])
 
     /// The server every test of this process shares, started at the first use. A failure is
     /// kept: the next caller gets the same reason without trying again.
@@ -64,7 +63,7 @@ public final class PostgreSQLServer: Sendable {
         self.directory = directory
         self.bin = bin
         self.user = user
-        pid = Mutex(0)
+        pid = LockedValue(0)
     }
 
     /// The URL of a database on this server, as user `postgres` (trust authentication).
@@ -297,5 +296,21 @@ private struct ServerUser: Sendable {
         guard asPostgres else { return Command(executable: executable, arguments: arguments) }
         return Command(executable: URL(fileURLWithPath: "/usr/sbin/runuser"),
                        arguments: ["-u", "postgres", "--", executable.path] + arguments)
+    }
+}
+
+/// A value behind an `NSLock` (not `Synchronization.Mutex`: the ObjectGraph tests run under
+/// ThreadSanitizer, which cannot follow a contended Mutex's hand-over by the kernel).
+private final class LockedValue<Value>: @unchecked Sendable {
+    // @unchecked Sendable: `value` is only touched while `lock` is held.
+    private let lock = NSLock()
+    private var value: Value
+
+    init(_ value: Value) { self.value = value }
+
+    func withLock<Result>(_ body: (inout Value) -> Result) -> Result {
+        lock.lock()
+        defer { lock.unlock() }
+        return body(&value)
     }
 }

@@ -146,8 +146,10 @@ package struct SaveTransaction<Writer: SaveWriter> {
     private mutating func write(_ update: SaveRequest.Update) throws {
         guard let entity = writer.model.entity(named: update.entity), let pk = update.id.primaryKey else { return }
         let values = try resolved(update.values)
+        // The stored columns (to-many relationships have none) that the save changed, ascending.
         let changed = entity.properties.indices.filter { i in
-            i >= update.base.count || PropertyMerge.changedByUs(base: update.base[i], ours: update.values[i])
+            if case .relationship(let r) = entity.properties[i], r.isToMany { return false }
+            return i >= update.base.count || PropertyMerge.changedByUs(base: update.base[i], ours: update.values[i])
         }
         let wrote = try uniquenessChecked(id: update.id, pk: pk, values: values, entity: entity) {
             try writer.update(entity, primaryKey: pk, values: values, expected: update.expectedVersion, only: changed)

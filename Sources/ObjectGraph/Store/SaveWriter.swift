@@ -31,7 +31,8 @@ package protocol SaveWriter {
     func insert(_ entity: EntityDescription, primaryKey: Int64, values: [StoredValue]) throws
 
     /// Writes the row if its version is still `expected`, incrementing it: every column, or
-    /// only the properties in `only` (property indices). False when no row was at that version.
+    /// only the properties in `only` (property indices, ascending). False when no row was at
+    /// that version.
     func update(_ entity: EntityDescription, primaryKey: Int64, values: [StoredValue], expected: Int64,
                 only properties: [Int]?) throws -> Bool
 

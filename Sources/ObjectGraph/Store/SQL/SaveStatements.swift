@@ -21,10 +21,18 @@ extension EntityTable {
             """
     }
 
-    /// The positions (in `columns`) of the properties at `indices`.
+    /// The positions (in `columns`) of the properties at `indices` (ascending, as `columns`
+    /// are: one pass over both, no set built per saved object).
     package func positions(of indices: [Int]) -> [Int] {
-        let wanted = Set(indices)
-        return columns.indices.filter { wanted.contains(columns[$0].index) }
+        var positions: [Int] = []
+        positions.reserveCapacity(min(indices.count, columns.count))
+        var next = indices.startIndex
+        for (position, column) in columns.enumerated() {
+            while next < indices.endIndex && indices[next] < column.index { next += 1 }
+            if next == indices.endIndex { break }
+            if indices[next] == column.index { positions.append(position) }
+        }
+        return positions
     }
 
     /// `DELETE FROM "Client" WHERE _pk = ? [AND _version = ?]`.

@@ -5,10 +5,11 @@ SWIFT        ?= swift
 DB           ?= invoices.sqlite
 HOST         ?= 127.0.0.1
 PORT         ?= 8080
-DEB_PACKAGES := libsqlite3-dev libmicrohttpd-dev libcmark-dev libpango1.0-dev libcairo2-dev pkg-config \
+DEB_PACKAGES := libsqlite3-dev libpq-dev libmicrohttpd-dev libcmark-dev libpango1.0-dev libcairo2-dev pkg-config \
                 fonts-dejavu-core fonts-noto-cjk
-# The tests read the invoice PDFs back with pdftotext and pdftoppm.
-DEB_TEST     := poppler-utils
+# The tests read the invoice PDFs back with pdftotext and pdftoppm, and run the store tests on a
+# PostgreSQL server of their own (initdb and postgres, run as Debian's postgres user).
+DEB_TEST     := poppler-utils postgresql
 # Debian packages the browser test and the benchmarks need on top.
 DEB_BROWSER  := chromium chromium-driver python3-venv
 DEB_BENCH    := wrk

@@ -6,6 +6,7 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .library(name: "ObjectGraph", targets: ["ObjectGraph"]),
+        .library(name: "ObjectGraphPostgreSQL", targets: ["ObjectGraphPostgreSQL"]),
         .library(name: "WebServer", targets: ["WebServer"]),
         // For the fuzz targets in Fuzz/, which read its CSV parser.
         .library(name: "InvoicesApp", targets: ["InvoicesApp"]),
@@ -18,9 +19,12 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/swift-mustache", from: "2.1.1"),
     ],
     targets: [
-        // System libraries (Debian: libsqlite3-dev, libmicrohttpd-dev, libcmark-dev, libpango1.0-dev, libcairo2-dev).
+        // System libraries (Debian: libsqlite3-dev, libpq-dev, libmicrohttpd-dev, libcmark-dev, libpango1.0-dev,
+        // libcairo2-dev).
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3",
                        providers: [.apt(["libsqlite3-dev"])]),
+        .systemLibrary(name: "CLibPQ", pkgConfig: "libpq",
+                       providers: [.apt(["libpq-dev"])]),
         .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd",
                        providers: [.apt(["libmicrohttpd-dev"])]),
         .systemLibrary(name: "CCmark", pkgConfig: "libcmark",
@@ -31,6 +35,8 @@ let package = Package(
 
         // The object graph framework: Foundation and SQLite only.
         .target(name: "ObjectGraph", dependencies: ["CSQLite"]),
+        // ObjectGraph's PostgreSQL store, over libpq.
+        .target(name: "ObjectGraphPostgreSQL", dependencies: ["ObjectGraph", "CLibPQ"]),
 
         // HTTP over libmicrohttpd, templates, markdown. Knows nothing of invoices.
         .target(name: "WebServer", dependencies: [
@@ -41,10 +47,9 @@ let package = Package(
         ]),
 
         // The Invoices domain, context stack, sessions, pages and inspector.
-        // CSQLite only to watch the file for other processes' commits (`PRAGMA data_version`,
-        // see StoreVersion); Mustache for the pages' typed template contexts.
+        // Mustache for the pages' typed template contexts.
         .target(name: "InvoicesApp", dependencies: [
-            "ObjectGraph", "WebServer", "CSQLite", "CPangoCairo",
+            "ObjectGraph", "WebServer", "CPangoCairo",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "HTTPTypes", package: "swift-http-types"),
             .product(name: "Mustache", package: "swift-mustache"),
@@ -67,8 +72,8 @@ let package = Package(
         .executableTarget(name: "objectgraph-fixture", dependencies: ["ObjectGraph", "ObjectGraphFixtureModel", "CSQLite"],
                           path: "Tests/Fixtures/objectgraph-fixture"),
 
-        .testTarget(name: "ObjectGraphTests", dependencies: ["ObjectGraph", "ObjectGraphFixtureModel", "TestSupport", "CTestSupport",
-                                                             "CSQLite", "CFailingVFS"]),
+        .testTarget(name: "ObjectGraphTests", dependencies: ["ObjectGraph", "ObjectGraphPostgreSQL", "ObjectGraphFixtureModel",
+                                                             "TestSupport", "CTestSupport", "CSQLite", "CFailingVFS"]),
         .testTarget(name: "WebServerTests", dependencies: ["WebServer", "TestSupport"]),
         .testTarget(name: "InvoicesAppTests", dependencies: [
             "InvoicesApp", "ObjectGraph", "WebServer", "CSQLite", "TestSupport", "CTestSupport",

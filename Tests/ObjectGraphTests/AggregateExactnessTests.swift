@@ -7,16 +7,43 @@ import Testing
 @Suite struct AggregateExactnessTests {
     private static func decimal(_ text: String) throws -> Decimal { try #require(Decimal(string: text)) }
 
-    /// A store at `url` with one client and invoices of these amounts (`I-0`, `I-1`, …),
-    /// written by a batch insert: ten thousand rows take a moment.
+    /// A store at `url` with one client and invoices of these amounts (`I-0`, `I-1`, …).
     private static func store(at url: URL, amounts: [Decimal]) async throws -> ManagedObjectContext {
-        let coordinator = try TestStack.coordinator(at: url)
+        try await seed(TestStack.coordinator(at: url), amounts: amounts)
+    }
+
+    /// A new store of this kind with one client and invoices of these amounts.
+    private static func store(_ store: TestStore, amounts: [Decimal]) async throws -> ManagedObjectContext {
+        try await seed(store.coordinator(), amounts: amounts, byBatch: store.supportsBatchRequests)
+    }
+
+    /// One client and invoices of these amounts (`I-0`, `I-1`, …), written by a batch insert
+    /// (ten thousand rows take a moment), or by saves of a thousand where the store has no
+    /// batch requests.
+    private static func seed(_ coordinator: PersistentStoreCoordinator, amounts: [Decimal],
+                             byBatch: Bool = true) async throws -> ManagedObjectContext {
         let context = ManagedObjectContext(.privateQueue, coordinator: coordinator)
         let client = try await context.perform {
             let client = Client(context: context)
             client.name = "Acme"
             try context.save()
             return client.objectID
+        }
+        guard byBatch else {
+            try await context.perform {
+                for start in stride(from: 0, to: amounts.count, by: 1000) {
+                    let owner = try context.existingObject(with: client, as: Client.self)
+                    for n in start..<min(amounts.count, start + 1000) {
+                        let invoice = Invoice(context: context)
+                        invoice.identifier = "I-\(n)"
+                        invoice.amount = amounts[n]
+                        invoice.client = owner
+                    }
+                    try context.save()
+                    context.reset()
+                }
+            }
+            return context
         }
         let rows = amounts.enumerated().map { n, amount in
             var row = PropertyValues<Invoice>()
@@ -42,10 +69,10 @@ import Testing
         #expect(raw != [["300.0"]], "SQLite's SUM adds doubles; if it ever became exact this test would say nothing")
     }
 
-    @Test func theLargestAmountsAddUpAndCompareExactly() async throws {
+    @Test(arguments: TestStore.all) func theLargestAmountsAddUpAndCompareExactly(_ store: TestStore) async throws {
         let largest = try Self.decimal("999999999999999.9999")
         let amounts = [largest, try Self.decimal("0.0001"), try Self.decimal("999999999999999.9998")]
-        let context = try await Self.store(at: TestStack.fileURL(), amounts: amounts)
+        let context = try await Self.store(store, amounts: amounts)
         let (sum, smallest, biggest) = try await context.perform {
             try onlyRow(context.aggregate(AggregateRequest(
                 Invoice.self, computing: .sum(\.amount), .min(\.amount), .max(\.amount))))
@@ -61,9 +88,9 @@ import Testing
         #expect(pair == [1_000_000_000_000_000])
     }
 
-    @Test func tenThousandCentsMakeExactlyOneHundred() async throws {
+    @Test(arguments: TestStore.all) func tenThousandCentsMakeExactlyOneHundred(_ store: TestStore) async throws {
         let cent = try Self.decimal("0.01")
-        let context = try await Self.store(at: TestStack.fileURL(), amounts: Array(repeating: cent, count: 10_000))
+        let context = try await Self.store(store, amounts: Array(repeating: cent, count: 10_000))
         let (sum, average) = try await context.perform {
             try onlyRow(context.aggregate(AggregateRequest(Invoice.self, computing: .sum(\.amount), .average(\.amount))))
         }
@@ -84,8 +111,8 @@ import Testing
         #expect(try RawSQLite.rows("SELECT MAX(amount) FROM Invoice", at: url) == [["9.5"]])
     }
 
-    @Test func datesCompareAsDatesBeforeAndAfter1970() async throws {
-        let context = try await Self.store(at: TestStack.fileURL(), amounts: [1, 2, 3])
+    @Test(arguments: TestStore.all) func datesCompareAsDatesBeforeAndAfter1970(_ store: TestStore) async throws {
+        let context = try await Self.store(store, amounts: [1, 2, 3])
         let dates = [Date(timeIntervalSince1970: -86_400 * 365), Date(timeIntervalSince1970: 5), Date(timeIntervalSince1970: 1_900_000_000)]
         let (earliest, latest) = try await context.perform {
             for (invoice, date) in zip(try context.fetch(FetchRequest<Invoice>(sortBy: [SortDescriptor(\.identifier)])), dates) {
@@ -98,9 +125,9 @@ import Testing
         #expect(latest == dates[2])
     }
 
-    @Test func unsavedDecimalsAddExactlyToSavedOnes() async throws {
+    @Test(arguments: TestStore.all) func unsavedDecimalsAddExactlyToSavedOnes(_ store: TestStore) async throws {
         let tenth = try Self.decimal("0.1")
-        let context = try await Self.store(at: TestStack.fileURL(), amounts: [tenth, tenth, tenth])
+        let context = try await Self.store(store, amounts: [tenth, tenth, tenth])
         let (sum, average, largest) = try await context.perform {
             let client = try #require(try context.fetch(FetchRequest<Client>()).first)
             for n in 0..<3 {
@@ -119,10 +146,10 @@ import Testing
         #expect(largest == (try Self.decimal("0.30000000000000000001")))
     }
 
-    @Test func numbersPastAnInt128AddAsDecimalArithmeticDoes() async throws {
+    @Test(arguments: TestStore.all) func numbersPastAnInt128AddAsDecimalArithmeticDoes(_ store: TestStore) async throws {
         let thirtyEightNines = try Self.decimal(String(repeating: "9", count: 38))
         let huge = try Self.decimal("1" + String(repeating: "0", count: 50))
-        let context = try await Self.store(at: TestStack.fileURL(), amounts: [thirtyEightNines, thirtyEightNines, huge])
+        let context = try await Self.store(store, amounts: [thirtyEightNines, thirtyEightNines, huge])
         let (small, all) = try await context.perform {
             let small = try context.aggregate(AggregateRequest(
                 Invoice.self, predicate: #Predicate { $0.identifier != "I-2" }, computing: .sum(\.amount)))

@@ -19,8 +19,8 @@ import Testing
         try #require(try context.fetch(FetchRequest<Invoice>(predicate: #Predicate { $0.identifier == identifier })).first)
     }
 
-    @Test func unsavedInsertsUpdatesAndDeletesChangeTheResult() async throws {
-        let coordinator = try await AggregateTests.seeded()
+    @Test(arguments: TestStore.all) func unsavedInsertsUpdatesAndDeletesChangeTheResult(_ store: TestStore) async throws {
+        let coordinator = try await AggregateTests.seeded(store)
         let context = ManagedObjectContext(.privateQueue, coordinator: coordinator)
         try await context.perform {
             #expect(try Self.sentTotals(in: context) == ["EUR 100 1", "GBP 7.25 1", "USD 1009.99 2"])
@@ -43,8 +43,8 @@ import Testing
         }
     }
 
-    @Test func aChildContextCountsItsAncestorsAndItsOwnUnsavedChanges() async throws {
-        let coordinator = try await AggregateTests.seeded()
+    @Test(arguments: TestStore.all) func aChildContextCountsItsAncestorsAndItsOwnUnsavedChanges(_ store: TestStore) async throws {
+        let coordinator = try await AggregateTests.seeded(store)
         let parent = ManagedObjectContext(.privateQueue, coordinator: coordinator)
         let child = parent.newChildContext(name: "child")
         try await parent.perform {
@@ -64,8 +64,8 @@ import Testing
         #expect(parentTotals == ["EUR 5 1", "GBP 7.25 1", "USD 1009.99 2"])
     }
 
-    @Test func anUnsavedChangeToARelatedObjectMovesItsObjectsToAnotherGroup() async throws {
-        let coordinator = try await AggregateTests.seeded()
+    @Test(arguments: TestStore.all) func anUnsavedChangeToARelatedObjectMovesItsObjectsToAnotherGroup(_ store: TestStore) async throws {
+        let coordinator = try await AggregateTests.seeded(store)
         let context = ManagedObjectContext(.privateQueue, coordinator: coordinator)
         try await context.perform {
             let byCity = AggregateRequest(Invoice.self, groupBy: \.client?.city, computing: .sum(\.amount), .count)
@@ -82,8 +82,8 @@ import Testing
         }
     }
 
-    @Test func unsavedObjectsOfANewRelatedObjectFormAGroupOfTheirOwn() async throws {
-        let coordinator = try await AggregateTests.seeded()
+    @Test(arguments: TestStore.all) func unsavedObjectsOfANewRelatedObjectFormAGroupOfTheirOwn(_ store: TestStore) async throws {
+        let coordinator = try await AggregateTests.seeded(store)
         let context = ManagedObjectContext(.privateQueue, coordinator: coordinator)
         try await context.perform {
             let umbrella = Client(context: context)

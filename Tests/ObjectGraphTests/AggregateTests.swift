@@ -8,13 +8,16 @@ import Testing
     static func day(_ n: Int) -> Date { Date(timeIntervalSince1970: 1_700_000_000 + Double(n) * 86_400) }
 
     /// Six invoices of three clients (Initech has no city), saved.
-    static func seeded() async throws -> PersistentStoreCoordinator {
-        try await seededCoordinator(at: TestStack.fileURL())
+    static func seeded(_ store: TestStore) async throws -> PersistentStoreCoordinator {
+        try await seed(store.coordinator())
     }
 
-    /// ``seeded()`` at `url`.
+    /// ``seeded(_:)`` in an SQLite file at `url` (for tests that read the file's query plans).
     static func seededCoordinator(at url: URL) async throws -> PersistentStoreCoordinator {
-        let coordinator = try TestStack.coordinator(at: url)
+        try await seed(TestStack.coordinator(at: url))
+    }
+
+    private static func seed(_ coordinator: PersistentStoreCoordinator) async throws -> PersistentStoreCoordinator {
         let context = ManagedObjectContext(.privateQueue, coordinator: coordinator)
         try await context.perform {
             var clients: [String: Client] = [:]
@@ -50,8 +53,8 @@ import Testing
         return coordinator
     }
 
-    @Test func totalsPerCurrencyOfFilteredInvoicesComeFromOneQuery() async throws {
-        let coordinator = try await Self.seeded()
+    @Test(arguments: TestStore.all) func totalsPerCurrencyOfFilteredInvoicesComeFromOneQuery(_ store: TestStore) async throws {
+        let coordinator = try await Self.seeded(store)
         let context = ManagedObjectContext(.privateQueue, coordinator: coordinator)
         let (rows, queries) = try await context.perform {
             let before = coordinator.storeReadQueryCount
@@ -65,8 +68,8 @@ import Testing
         #expect(queries == 1)
     }
 
-    @Test func eachFunctionWorksOnEachAttributeTypeItTakes() async throws {
-        let coordinator = try await Self.seeded()
+    @Test(arguments: TestStore.all) func eachFunctionWorksOnEachAttributeTypeItTakes(_ store: TestStore) async throws {
+        let coordinator = try await Self.seeded(store)
         let context = ManagedObjectContext(.privateQueue, coordinator: coordinator)
         try await context.perform {
             let rows = try context.aggregate(AggregateRequest(
@@ -91,8 +94,8 @@ import Testing
         }
     }
 
-    @Test func groupsByAnAttributeOfAToOneRelationshipNilFirst() async throws {
-        let coordinator = try await Self.seeded()
+    @Test(arguments: TestStore.all) func groupsByAnAttributeOfAToOneRelationshipNilFirst(_ store: TestStore) async throws {
+        let coordinator = try await Self.seeded(store)
         let context = ManagedObjectContext(.privateQueue, coordinator: coordinator)
         let rows = try await context.perform {
             try context.aggregate(AggregateRequest(Invoice.self, groupBy: \.client?.city, computing: .sum(\.amount), .count))
@@ -101,8 +104,8 @@ import Testing
         #expect(rows == ["nil 47.25 2", "Berlin 999.99 1", "Paris 360.5 3"])
     }
 
-    @Test func groupsByTwoKeysOneOfThemAnEnumeration() async throws {
-        let coordinator = try await Self.seeded()
+    @Test(arguments: TestStore.all) func groupsByTwoKeysOneOfThemAnEnumeration(_ store: TestStore) async throws {
+        let coordinator = try await Self.seeded(store)
         let context = ManagedObjectContext(.privateQueue, coordinator: coordinator)
         let rows = try await context.perform {
             try context.aggregate(AggregateRequest(Invoice.self, groupBy: \.status, \.currency, computing: .count))
@@ -111,8 +114,8 @@ import Testing
         #expect(rows == ["draft EUR 1", "paid EUR 1", "sent EUR 1", "sent GBP 1", "sent USD 2"])
     }
 
-    @Test func aPredicateThroughARelationshipSelectsTheRows() async throws {
-        let coordinator = try await Self.seeded()
+    @Test(arguments: TestStore.all) func aPredicateThroughARelationshipSelectsTheRows(_ store: TestStore) async throws {
+        let coordinator = try await Self.seeded(store)
         let context = ManagedObjectContext(.privateQueue, coordinator: coordinator)
         let total = try await context.perform {
             try context.aggregate(AggregateRequest(
@@ -122,8 +125,8 @@ import Testing
         #expect(total == [Decimal(string: "350.5")])
     }
 
-    @Test func overNoObjectsCountsAndSumsAreZeroAndTheRestNil() async throws {
-        let coordinator = try await Self.seeded()
+    @Test(arguments: TestStore.all) func overNoObjectsCountsAndSumsAreZeroAndTheRestNil(_ store: TestStore) async throws {
+        let coordinator = try await Self.seeded(store)
         let context = ManagedObjectContext(.privateQueue, coordinator: coordinator)
         try await context.perform {
             let none = #Predicate<Invoice> { $0.amount > 1_000_000 }
@@ -139,8 +142,8 @@ import Testing
         }
     }
 
-    @Test func anIntegerSumPast64BitsThrowsOverflow() async throws {
-        let coordinator = try await Self.seeded()
+    @Test(arguments: TestStore.all) func anIntegerSumPast64BitsThrowsOverflow(_ store: TestStore) async throws {
+        let coordinator = try await Self.seeded(store)
         let context = ManagedObjectContext(.privateQueue, coordinator: coordinator)
         try await context.perform {
             for invoice in try context.fetch(FetchRequest<Invoice>()) { invoice.quantity = Int.max }
@@ -153,8 +156,8 @@ import Testing
         }
     }
 
-    @Test func requestsThatCannotBeRunThrowErrorsSayingWhatToDo() async throws {
-        let coordinator = try await Self.seeded()
+    @Test(arguments: TestStore.all) func requestsThatCannotBeRunThrowErrorsSayingWhatToDo(_ store: TestStore) async throws {
+        let coordinator = try await Self.seeded(store)
         let context = ManagedObjectContext(.privateQueue, coordinator: coordinator)
         await context.perform {
             let toMany = aggregateError(AggregateRequest(Client.self, groupBy: \.invoices.count), in: context)

@@ -25,8 +25,8 @@ import Testing
         }
     }
 
-    @Test func aBatchInsertWritesEveryRowWithDefaultsAndReturnsPermanentIDs() async throws {
-        let coordinator = try TestStack.inMemoryCoordinator()
+    @Test(arguments: TestStore.sqlite) func aBatchInsertWritesEveryRowWithDefaultsAndReturnsPermanentIDs(_ store: TestStore) async throws {
+        let coordinator = try store.coordinator()
         let context = ManagedObjectContext(.privateQueue, coordinator: coordinator)
         let client = try await Self.clientID(named: "Acme", in: context)
 
@@ -49,8 +49,8 @@ import Testing
         #expect(viaClient == 2_500)
     }
 
-    @Test func anInvalidRowRefusesTheWholeBatchAndSaysWhichRowsAndWhy() async throws {
-        let coordinator = try TestStack.inMemoryCoordinator()
+    @Test(arguments: TestStore.sqlite) func anInvalidRowRefusesTheWholeBatchAndSaysWhichRowsAndWhy(_ store: TestStore) async throws {
+        let coordinator = try store.coordinator()
         let context = ManagedObjectContext(.privateQueue, coordinator: coordinator)
         let client = try await Self.clientID(named: "Acme", in: context)
         var rows = Self.invoiceRows(10, client: client)
@@ -72,8 +72,8 @@ import Testing
         #expect(count == 0)
     }
 
-    @Test func aDuplicateUniqueValueRefusesTheBatchWithNothingWritten() async throws {
-        let coordinator = try TestStack.inMemoryCoordinator()
+    @Test(arguments: TestStore.sqlite) func aDuplicateUniqueValueRefusesTheBatchWithNothingWritten(_ store: TestStore) async throws {
+        let coordinator = try store.coordinator()
         let context = ManagedObjectContext(.privateQueue, coordinator: coordinator)
         let client = try await Self.clientID(named: "Acme", in: context)
         try coordinator.execute(BatchInsertRequest(rows: Self.invoiceRows(3, client: client)))
@@ -86,8 +86,8 @@ import Testing
         #expect(count == 3)
     }
 
-    @Test func aDestinationOfTheWrongEntityIsRefused() async throws {
-        let coordinator = try TestStack.inMemoryCoordinator()
+    @Test(arguments: TestStore.sqlite) func aDestinationOfTheWrongEntityIsRefused(_ store: TestStore) async throws {
+        let coordinator = try store.coordinator()
         let context = ManagedObjectContext(.privateQueue, coordinator: coordinator)
         let tag = try await context.perform {
             let tag = Tag(context: context); tag.label = "x"; try context.save(); return tag.objectID
@@ -135,15 +135,15 @@ import Testing
         _ = holder
     }
 
-    @Test func aBatchUpdateOfARequiredRelationshipToNilIsRefused() throws {
-        let coordinator = try TestStack.inMemoryCoordinator()
+    @Test(arguments: TestStore.sqlite) func aBatchUpdateOfARequiredRelationshipToNilIsRefused(_ store: TestStore) throws {
+        let coordinator = try store.coordinator()
         var values = PropertyValues<Invoice>()
         values.set(\.client, to: nil)
         #expect(throws: BatchError.self) { try coordinator.execute(BatchUpdateRequest<Invoice>(set: values)) }
     }
 
-    @Test func aBatchDeleteCascadesAndRemovesLinksInSQL() async throws {
-        let coordinator = try TestStack.inMemoryCoordinator()
+    @Test(arguments: TestStore.sqlite) func aBatchDeleteCascadesAndRemovesLinksInSQL(_ store: TestStore) async throws {
+        let coordinator = try store.coordinator()
         let context = ManagedObjectContext(.privateQueue, coordinator: coordinator)
         let (acme, other, tag) = try await context.perform {
             let acme = Client(context: context); acme.name = "Acme"
@@ -170,8 +170,8 @@ import Testing
         #expect(tagClients == 0)
     }
 
-    @Test func aDenyRuleRefusesABatchDeleteWithNothingDeleted() async throws {
-        let coordinator = try TestStack.inMemoryCoordinator()
+    @Test(arguments: TestStore.sqlite) func aDenyRuleRefusesABatchDeleteWithNothingDeleted(_ store: TestStore) async throws {
+        let coordinator = try store.coordinator()
         let context = ManagedObjectContext(.privateQueue, coordinator: coordinator)
         let (parent, acmeInvoice) = try await context.perform {
             let parent = TaskItem(context: context); parent.title = "parent"
@@ -221,8 +221,8 @@ import Testing
         #expect(transaction.changes.allSatisfy { $0.kind == .delete })
     }
 
-    @Test func aKeyPathThatIsNotAStoredPropertyIsRefused() throws {
-        let coordinator = try TestStack.inMemoryCoordinator()
+    @Test(arguments: TestStore.sqlite) func aKeyPathThatIsNotAStoredPropertyIsRefused(_ store: TestStore) throws {
+        let coordinator = try store.coordinator()
         var values = PropertyValues<Client>()
         values.set(\.objectID.entityName, to: "x")
         #expect(throws: BatchError.self) { try coordinator.execute(BatchUpdateRequest<Client>(set: values)) }
@@ -232,8 +232,8 @@ import Testing
 /// Batch requests keep the to-many side of a changed to-one in step, and refuse inverses
 /// they cannot.
 @Suite struct BatchRelationshipTests {
-    @Test func movingInvoicesToAnotherClientUpdatesBothClientsInvoiceLists() async throws {
-        let coordinator = try TestStack.inMemoryCoordinator()
+    @Test(arguments: TestStore.sqlite) func movingInvoicesToAnotherClientUpdatesBothClientsInvoiceLists(_ store: TestStore) async throws {
+        let coordinator = try store.coordinator()
         let context = ManagedObjectContext(.privateQueue, coordinator: coordinator)
         let acme = try await BatchTests.clientID(named: "Acme", in: context)
         let beta = try await BatchTests.clientID(named: "Beta", in: context)
@@ -261,8 +261,8 @@ import Testing
         await context.perform { holder.object = nil }
     }
 
-    @Test func aToOneWithAnOrderedInverseIsRefused() throws {
-        let coordinator = try TestStack.inMemoryCoordinator()
+    @Test(arguments: TestStore.sqlite) func aToOneWithAnOrderedInverseIsRefused(_ store: TestStore) throws {
+        let coordinator = try store.coordinator()
         var values = PropertyValues<TaskItem>()
         values.set(\.project, to: nil)
         #expect(throws: BatchError.unsupportedRelationship(entity: "TaskItem", relationship: "project", inverse: "tasks")) {
@@ -270,8 +270,8 @@ import Testing
         }
     }
 
-    @Test func aRequestOfRowsCanRunTwice() async throws {
-        let coordinator = try TestStack.inMemoryCoordinator()
+    @Test(arguments: TestStore.sqlite) func aRequestOfRowsCanRunTwice(_ store: TestStore) async throws {
+        let coordinator = try store.coordinator()
         var row = PropertyValues<Tag>()
         row.set(\.label, to: "again")
         let request = BatchInsertRequest(rows: [row, row])

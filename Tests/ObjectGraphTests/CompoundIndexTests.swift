@@ -19,8 +19,8 @@ import Testing
 
     /// The SQL a fetch of `request` runs, as FetchPlan builds it.
     private static func fetchSQL(_ request: FetchRequest<Invoice>, coordinator: PersistentStoreCoordinator) throws -> String {
-        let plan = try FetchPlan(request, model: coordinator.model)
-        let store = try coordinator.requireStore()
+        let plan = try FetchPlan(request, model: coordinator.model, dialect: .sqlite)
+        let store = try coordinator.requireSQLiteStore()
         return SQLiteStore.select("t0._pk", from: store.table(for: plan.entity), where: plan.condition,
                                   orderBy: plan.orderBy, limit: request.fetchLimit, offset: request.fetchOffset)
     }
@@ -51,7 +51,7 @@ import Testing
         let url = TestStack.fileURL()
         let coordinator = try await AggregateTests.seededCoordinator(at: url)
         let sent = InvoiceStatus.sent
-        let plan = try FetchPlan(FetchRequest<Invoice>(predicate: #Predicate { $0.status == sent }), model: coordinator.model)
+        let plan = try FetchPlan(FetchRequest<Invoice>(predicate: #Predicate { $0.status == sent }), model: coordinator.model, dialect: .sqlite)
         let sql = #"SELECT COUNT(*) FROM "Invoice" t0 WHERE "# + (plan.condition?.sql ?? "")
         #expect(try Self.plan(sql, at: url).contains("COVERING INDEX \(Self.statusAndIssueDate)"))
         let context = ManagedObjectContext(.privateQueue, coordinator: coordinator)
@@ -59,8 +59,8 @@ import Testing
         #expect(count == 4)
     }
 
-    @Test func equalKeysComeByPrimaryKeyInTheLastKeysDirectionFromSQLAndFromMemory() async throws {
-        let coordinator = try await AggregateTests.seeded()
+    @Test(arguments: TestStore.all) func equalKeysComeByPrimaryKeyInTheLastKeysDirectionFromSQLAndFromMemory(_ store: TestStore) async throws {
+        let coordinator = try await AggregateTests.seeded(store)
         let context = ManagedObjectContext(.privateQueue, coordinator: coordinator)
         try await context.perform {
             for invoice in try context.fetch(FetchRequest<Invoice>()) { invoice.issueDate = AggregateTests.day(1) }

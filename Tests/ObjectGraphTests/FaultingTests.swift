@@ -23,8 +23,8 @@ import Testing
         }
     }
 
-    @Test func aContextHoldsOneInstancePerID() async throws {
-        let coordinator = try TestStack.coordinator()
+    @Test(arguments: TestStore.all) func aContextHoldsOneInstancePerID(_ store: TestStore) async throws {
+        let coordinator = try store.coordinator()
         let ids = try await seed(coordinator, clients: 3, invoicesEach: 1)
         let context = ManagedObjectContext(.privateQueue, coordinator: coordinator)
         try await context.perform {
@@ -37,8 +37,8 @@ import Testing
         }
     }
 
-    @Test func objectWithReturnsAFaultWithoutIO() async throws {
-        let coordinator = try TestStack.coordinator()
+    @Test(arguments: TestStore.all) func objectWithReturnsAFaultWithoutIO(_ store: TestStore) async throws {
+        let coordinator = try store.coordinator()
         let ids = try await seed(coordinator, clients: 1)
         let context = ManagedObjectContext(.privateQueue, coordinator: coordinator)
         await context.perform {
@@ -49,8 +49,8 @@ import Testing
         }
     }
 
-    @Test func firingAFaultWhoseRowIsCachedRunsNoSQL() async throws {
-        let coordinator = try TestStack.coordinator()
+    @Test(arguments: TestStore.all) func firingAFaultWhoseRowIsCachedRunsNoSQL(_ store: TestStore) async throws {
+        let coordinator = try store.coordinator()
         let ids = try await seed(coordinator, clients: 5)
         let first = ManagedObjectContext(.privateQueue, coordinator: coordinator)
         let second = ManagedObjectContext(.privateQueue, coordinator: coordinator)
@@ -68,9 +68,10 @@ import Testing
         withExtendedLifetime(held) {}
     }
 
-    @Test func fetchingManyObjectsRunsOneQueryAndReadingThemRunsNone() async throws {
-        let coordinator = try TestStack.coordinator()
-        _ = try await seed(coordinator, clients: 100_000)
+    @Test(arguments: TestStore.all) func fetchingManyObjectsRunsOneQueryAndReadingThemRunsNone(_ store: TestStore) async throws {
+        let coordinator = try store.coordinator()
+        // PostgreSQL saves a row per statement, a round trip each: fewer rows keep the test short.
+        _ = try await seed(coordinator, clients: store.kind == .postgreSQL ? 10_000 : 100_000)
         let context = ManagedObjectContext(.privateQueue, coordinator: coordinator)
         try await context.perform {
             let before = coordinator.storeReadQueryCount
@@ -82,8 +83,8 @@ import Testing
         }
     }
 
-    @Test func rowCacheEntriesAreDroppedWhenNoContextHoldsTheObject() async throws {
-        let coordinator = try TestStack.coordinator()
+    @Test(arguments: TestStore.all) func rowCacheEntriesAreDroppedWhenNoContextHoldsTheObject(_ store: TestStore) async throws {
+        let coordinator = try store.coordinator()
         _ = try await seed(coordinator, clients: 10)
         let baseline = coordinator.rowCache.heldCount
         do {
@@ -101,8 +102,8 @@ import Testing
         #expect(coordinator.rowCache.heldCount == baseline)
     }
 
-    @Test func existingObjectThrowsForARowThatDoesNotExist() async throws {
-        let coordinator = try TestStack.coordinator()
+    @Test(arguments: TestStore.all) func existingObjectThrowsForARowThatDoesNotExist(_ store: TestStore) async throws {
+        let coordinator = try store.coordinator()
         let store = try #require(coordinator.storeIdentifier)
         let context = ManagedObjectContext(.privateQueue, coordinator: coordinator)
         let missing = ObjectID(entityName: "Client", key: .permanent(store: store, primaryKey: 12345))
@@ -117,11 +118,12 @@ import Testing
         }
     }
 
-    @Test func anObjectDeletedElsewhereReadsItsLastValuesInsteadOfTrapping() async throws {
-        let coordinator = try TestStack.coordinator()
+    @Test(arguments: TestStore.shared) func anObjectDeletedElsewhereReadsItsLastValuesInsteadOfTrapping(_ store: TestStore) async throws {
+        let location = store.makeLocation()
+        let coordinator = try location.coordinator()
         let ids = try await seed(coordinator, clients: 1)
         let reader = ManagedObjectContext(.privateQueue, coordinator: coordinator)
-        let deleter = ManagedObjectContext(.privateQueue, coordinator: try TestStack.coordinator(at: URL(fileURLWithPath: try #require(coordinator.storePath))))
+        let deleter = ManagedObjectContext(.privateQueue, coordinator: try location.coordinator())
         try await deleter.perform {
             context: do {
                 let client = try deleter.existingObject(with: ids[0])
@@ -138,8 +140,8 @@ import Testing
         }
     }
 
-    @Test func aTemporaryIDFromAnotherHierarchyIsRejectedAtOnce() async throws {
-        let coordinator = try TestStack.coordinator()
+    @Test(arguments: TestStore.all) func aTemporaryIDFromAnotherHierarchyIsRejectedAtOnce(_ store: TestStore) async throws {
+        let coordinator = try store.coordinator()
         let a = ManagedObjectContext(.privateQueue, coordinator: coordinator)
         let b = ManagedObjectContext(.privateQueue, coordinator: coordinator)
         let temporary = await a.perform {

@@ -4,8 +4,8 @@ import Testing
 
 @Suite struct FetchTests {
     /// Three clients with invoices of known amounts and statuses, saved.
-    private func seeded() async throws -> PersistentStoreCoordinator {
-        let coordinator = try TestStack.coordinator()
+    private func seeded(_ store: TestStore) async throws -> PersistentStoreCoordinator {
+        let coordinator = try store.coordinator()
         let context = ManagedObjectContext(.privateQueue, coordinator: coordinator)
         try await context.perform {
             let rows: [(String, String?, [(String, Decimal, InvoiceStatus)])] = [
@@ -30,8 +30,8 @@ import Testing
         return coordinator
     }
 
-    @Test func aPredicateOnAttributesIsRunByTheStore() async throws {
-        let coordinator = try await seeded()
+    @Test(arguments: TestStore.all) func aPredicateOnAttributesIsRunByTheStore(_ store: TestStore) async throws {
+        let coordinator = try await seeded(store)
         let context = ManagedObjectContext(.privateQueue, coordinator: coordinator)
         let identifiers = try await context.perform {
             let request = FetchRequest<Invoice>(
@@ -42,8 +42,8 @@ import Testing
         #expect(identifiers == ["A-2", "A-1"])
     }
 
-    @Test func predicatesFollowToOneRelationshipsAndCountToMany() async throws {
-        let coordinator = try await seeded()
+    @Test(arguments: TestStore.all) func predicatesFollowToOneRelationshipsAndCountToMany(_ store: TestStore) async throws {
+        let coordinator = try await seeded(store)
         let context = ManagedObjectContext(.privateQueue, coordinator: coordinator)
         try await context.perform {
             let paris = try context.fetch(FetchRequest<Invoice>(
@@ -57,8 +57,8 @@ import Testing
         }
     }
 
-    @Test func sortingThroughAToOneRelationshipUsesTheDestinationsValue() async throws {
-        let coordinator = try await seeded()
+    @Test(arguments: TestStore.all) func sortingThroughAToOneRelationshipUsesTheDestinationsValue(_ store: TestStore) async throws {
+        let coordinator = try await seeded(store)
         let context = ManagedObjectContext(.privateQueue, coordinator: coordinator)
         let order = try await context.perform { () throws -> [String] in
             try context.fetch(FetchRequest<Invoice>(sortBy: [SortDescriptor(\.client?.name, order: .reverse),
@@ -67,8 +67,8 @@ import Testing
         #expect(order == ["G-1", "A-1", "A-2", "A-3"])
     }
 
-    @Test func limitOffsetCountAndIDsDescribeTheSameResult() async throws {
-        let coordinator = try await seeded()
+    @Test(arguments: TestStore.all) func limitOffsetCountAndIDsDescribeTheSameResult(_ store: TestStore) async throws {
+        let coordinator = try await seeded(store)
         let context = ManagedObjectContext(.privateQueue, coordinator: coordinator)
         try await context.perform {
             var request = FetchRequest<Invoice>(sortBy: [SortDescriptor(\.identifier)])
@@ -82,8 +82,8 @@ import Testing
         }
     }
 
-    @Test func pendingInsertsUpdatesAndDeletesCountInResults() async throws {
-        let coordinator = try await seeded()
+    @Test(arguments: TestStore.all) func pendingInsertsUpdatesAndDeletesCountInResults(_ store: TestStore) async throws {
+        let coordinator = try await seeded(store)
         let context = ManagedObjectContext(.privateQueue, coordinator: coordinator)
         try await context.perform {
             let big = #Predicate<Invoice> { $0.amount >= 100 }
@@ -110,8 +110,8 @@ import Testing
         }
     }
 
-    @Test func aFetchNeverOverwritesUnsavedEdits() async throws {
-        let coordinator = try await seeded()
+    @Test(arguments: TestStore.all) func aFetchNeverOverwritesUnsavedEdits(_ store: TestStore) async throws {
+        let coordinator = try await seeded(store)
         let context = ManagedObjectContext(.privateQueue, coordinator: coordinator)
         try await context.perform {
             let acme = try #require(try context.fetch(FetchRequest<Client>(predicate: #Predicate { $0.name == "Acme" })).first)
@@ -122,8 +122,8 @@ import Testing
         }
     }
 
-    @Test func anUntranslatablePredicateThrowsAnErrorNamingTheExpression() async throws {
-        let coordinator = try await seeded()
+    @Test(arguments: TestStore.all) func anUntranslatablePredicateThrowsAnErrorNamingTheExpression(_ store: TestStore) async throws {
+        let coordinator = try await seeded(store)
         let context = ManagedObjectContext(.privateQueue, coordinator: coordinator)
         await context.perform {
             let request = FetchRequest<Client>(predicate: #Predicate { $0.name.count > 3 })
@@ -138,8 +138,8 @@ import Testing
 
     /// SEMANTICS.md §9: a predicate over a computed property is refused, never answered
     /// from the stored property it happens to read.
-    @Test func aPredicateOverAComputedPropertyIsUntranslatable() async throws {
-        let coordinator = try TestStack.inMemoryCoordinator()
+    @Test(arguments: TestStore.all) func aPredicateOverAComputedPropertyIsUntranslatable(_ store: TestStore) async throws {
+        let coordinator = try store.coordinator()
         let context = ManagedObjectContext(.privateQueue, coordinator: coordinator)
         try await context.perform {
             let client = Client(context: context)
@@ -164,8 +164,8 @@ import Testing
         }
     }
 
-    @Test func caseInsensitiveSearchWorksInTheStoreAndInMemory() async throws {
-        let coordinator = try await seeded()
+    @Test(arguments: TestStore.all) func caseInsensitiveSearchWorksInTheStoreAndInMemory(_ store: TestStore) async throws {
+        let coordinator = try await seeded(store)
         let context = ManagedObjectContext(.privateQueue, coordinator: coordinator)
         try await context.perform {
             let term = "GLO"
@@ -179,8 +179,8 @@ import Testing
         }
     }
 
-    @Test func anInMemoryStoreBehavesLikeAFile() async throws {
-        let context = ManagedObjectContext(.privateQueue, coordinator: try TestStack.inMemoryCoordinator())
+    @Test(arguments: TestStore.all) func aResetContextFetchesSavedObjectsThroughAToOneRelationship(_ store: TestStore) async throws {
+        let context = ManagedObjectContext(.privateQueue, coordinator: try store.coordinator())
         try await context.perform {
             let client = Client(context: context)
             client.name = "Memory"
@@ -197,8 +197,8 @@ import Testing
 }
 
 @Suite struct ObjectIDPredicateTests {
-    @Test func aPredicateCanCompareAnObjectOrItsRelationshipWithACapturedID() async throws {
-        let context = ManagedObjectContext(.privateQueue, coordinator: try TestStack.coordinator())
+    @Test(arguments: TestStore.all) func aPredicateCanCompareAnObjectOrItsRelationshipWithACapturedID(_ store: TestStore) async throws {
+        let context = ManagedObjectContext(.privateQueue, coordinator: try store.coordinator())
         try await context.perform {
             let acme = Client(context: context)
             acme.name = "Acme"
@@ -228,8 +228,8 @@ import Testing
 }
 
 @Suite struct CaseInsensitiveSortTests {
-    @Test func stringsCanSortIgnoringCaseInTheStoreAndInMemory() async throws {
-        let context = ManagedObjectContext(.privateQueue, coordinator: try TestStack.coordinator())
+    @Test(arguments: TestStore.all) func stringsCanSortIgnoringCaseInTheStoreAndInMemory(_ store: TestStore) async throws {
+        let context = ManagedObjectContext(.privateQueue, coordinator: try store.coordinator())
         try await context.perform {
             for name in ["Zed", "acme", "Beta"] { Client(context: context).name = name }
             try context.save()

@@ -8,12 +8,13 @@ import ObjectGraphFixtureModel
 /// once it is unregistered (or purging would be held back for ever).
 @Suite struct HistoryCursorTests {
     private struct Fixture {
-        let url = TestStack.fileURL()
+        let location: StoreLocation
         let other: PersistentStoreCoordinator
         let writer: ManagedObjectContext
 
-        init() throws {
-            other = try HistoryTests.coordinator(at: url)
+        init(_ store: TestStore) throws {
+            location = store.makeLocation()
+            other = try HistoryTests.coordinator(location)
             writer = HistoryTests.context(other, author: "other")
         }
 
@@ -22,7 +23,7 @@ import ObjectGraphFixtureModel
         }
 
         func consumer(interval: Duration = .zero) throws -> PersistentHistoryConsumer {
-            let coordinator = try HistoryTests.coordinator(at: url)
+            let coordinator = try HistoryTests.coordinator(location)
             return try PersistentHistoryConsumer(name: "app", coordinator: coordinator,
                                                  contexts: [ManagedObjectContext(.privateQueue, coordinator: coordinator)],
                                                  cursorWriteInterval: interval)
@@ -34,9 +35,9 @@ import ObjectGraphFixtureModel
         }
     }
 
-    @Test func theCursorIsWrittenAsTheConsumerMergesNotOnlyAtStop() async throws {
-        let fixture = try Fixture()
-        defer { StoreFileState.cleanUp(fixture.url) }
+    @Test(arguments: TestStore.shared) func theCursorIsWrittenAsTheConsumerMergesNotOnlyAtStop(_ store: TestStore) async throws {
+        let fixture = try Fixture(store)
+        defer { fixture.location.cleanUp() }
         do {
             let consumer = try fixture.consumer()
             for n in 0..<3 { try await fixture.commit("Merged \(n)") }
@@ -51,9 +52,9 @@ import ObjectGraphFixtureModel
         #expect(merged.first?.changes.count == 1)
     }
 
-    @Test func aThrottledCursorIsWrittenAtStop() async throws {
-        let fixture = try Fixture()
-        defer { StoreFileState.cleanUp(fixture.url) }
+    @Test(arguments: TestStore.shared) func aThrottledCursorIsWrittenAtStop(_ store: TestStore) async throws {
+        let fixture = try Fixture(store)
+        defer { fixture.location.cleanUp() }
         let consumer = try fixture.consumer(interval: .seconds(3600))
         let registeredAt = consumer.cursor
         try await fixture.commit("One")
@@ -63,9 +64,9 @@ import ObjectGraphFixtureModel
         #expect(try fixture.purgeAll() == consumer.cursor)
     }
 
-    @Test func anUnregisteredConsumerNeverWritesItsCursorAgain() async throws {
-        let fixture = try Fixture()
-        defer { StoreFileState.cleanUp(fixture.url) }
+    @Test(arguments: TestStore.shared) func anUnregisteredConsumerNeverWritesItsCursorAgain(_ store: TestStore) async throws {
+        let fixture = try Fixture(store)
+        defer { fixture.location.cleanUp() }
         // (a cursor throttled for an hour: merged but not yet written when it is unregistered)
         let consumer = try fixture.consumer(interval: .seconds(3600))
         try await fixture.commit("Before")
@@ -80,10 +81,10 @@ import ObjectGraphFixtureModel
         #expect(try fixture.purgeAll() == latest)
     }
 
-    @Test func aRunningConsumerUnregisteredWhileCommitsArriveLeavesNoCursor() async throws {
-        let fixture = try Fixture()
-        defer { StoreFileState.cleanUp(fixture.url) }
-        let coordinator = try HistoryTests.coordinator(at: fixture.url)
+    @Test(arguments: TestStore.shared) func aRunningConsumerUnregisteredWhileCommitsArriveLeavesNoCursor(_ store: TestStore) async throws {
+        let fixture = try Fixture(store)
+        defer { fixture.location.cleanUp() }
+        let coordinator = try HistoryTests.coordinator(fixture.location)
         let consumer = try PersistentHistoryConsumer(name: "app", coordinator: coordinator,
                                                      contexts: [ManagedObjectContext(.privateQueue, coordinator: coordinator)],
                                                      cursorWriteInterval: .zero)

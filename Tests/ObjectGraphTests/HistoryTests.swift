@@ -6,12 +6,8 @@ import ObjectGraphFixtureModel
 /// Persistent history: what is recorded, reading after a token, tokens across restarts,
 /// purging and its guarantees.
 @Suite struct HistoryTests {
-    static func coordinator(at url: URL, history: Bool = true) throws -> PersistentStoreCoordinator {
-        let coordinator = PersistentStoreCoordinator(model: SharedModel.model)
-        var description = PersistentStoreDescription.sqlite(at: url)
-        description.recordsHistory = history
-        try coordinator.addPersistentStore(description)
-        return coordinator
+    static func coordinator(_ location: StoreLocation, history: Bool = true) throws -> PersistentStoreCoordinator {
+        try location.coordinator(model: SharedModel.model, recordsHistory: history)
     }
 
     static func context(_ coordinator: PersistentStoreCoordinator, author: String? = nil, name: String? = nil) -> ManagedObjectContext {
@@ -20,10 +16,10 @@ import ObjectGraphFixtureModel
         return context
     }
 
-    @Test func eachSaveRecordsATransactionWithAuthorContextProcessAndChanges() async throws {
-        let url = TestStack.fileURL()
-        defer { StoreFileState.cleanUp(url) }
-        let coordinator = try Self.coordinator(at: url)
+    @Test(arguments: TestStore.all) func eachSaveRecordsATransactionWithAuthorContextProcessAndChanges(_ store: TestStore) async throws {
+        let location = store.makeLocation()
+        defer { location.cleanUp() }
+        let coordinator = try Self.coordinator(location)
         let start = try coordinator.currentHistoryToken()
         let context = Self.context(coordinator, author: "tests", name: "editor")
 
@@ -60,10 +56,10 @@ import ObjectGraphFixtureModel
         #expect(try coordinator.history(after: transactions[0].token).count == 2)
     }
 
-    @Test func aDeleteKeepsTheTombstoneOfAttributesPreservedInHistory() async throws {
-        let url = TestStack.fileURL()
-        defer { StoreFileState.cleanUp(url) }
-        let coordinator = try Self.coordinator(at: url)
+    @Test(arguments: TestStore.all) func aDeleteKeepsTheTombstoneOfAttributesPreservedInHistory(_ store: TestStore) async throws {
+        let location = store.makeLocation()
+        defer { location.cleanUp() }
+        let coordinator = try Self.coordinator(location)
         let context = Self.context(coordinator)
         let start = try coordinator.currentHistoryToken()
         try await context.perform {
@@ -79,17 +75,17 @@ import ObjectGraphFixtureModel
         #expect(delete.tombstone?.attributeNames == ["email"])
     }
 
-    @Test func aTokenSurvivesEncodingAndARestartOfTheCoordinator() async throws {
-        let url = TestStack.fileURL()
-        defer { StoreFileState.cleanUp(url) }
-        var coordinator: PersistentStoreCoordinator? = try Self.coordinator(at: url)
+    @Test(arguments: TestStore.shared) func aTokenSurvivesEncodingAndARestartOfTheCoordinator(_ store: TestStore) async throws {
+        let location = store.makeLocation()
+        defer { location.cleanUp() }
+        var coordinator: PersistentStoreCoordinator? = try Self.coordinator(location)
         let context = Self.context(try #require(coordinator))
         try await context.perform { let a = Account(context: context); a.name = "One"; try context.save() }
         let saved = try JSONEncoder().encode(try #require(coordinator).currentHistoryToken())
         try await context.perform { let a = Account(context: context); a.name = "Two"; try context.save() }
         coordinator = nil
 
-        let reopened = try Self.coordinator(at: url)
+        let reopened = try Self.coordinator(location)
         let token = try JSONDecoder().decode(PersistentHistoryToken.self, from: saved)
         let after = try reopened.history(after: token)
         #expect(after.count == 1)
@@ -97,10 +93,10 @@ import ObjectGraphFixtureModel
         #expect(after.first?.changes.first?.kind == .insert)
     }
 
-    @Test func aPurgedTokenFailsWithAnErrorThatSaysSo() async throws {
-        let url = TestStack.fileURL()
-        defer { StoreFileState.cleanUp(url) }
-        let coordinator = try Self.coordinator(at: url)
+    @Test(arguments: TestStore.all) func aPurgedTokenFailsWithAnErrorThatSaysSo(_ store: TestStore) async throws {
+        let location = store.makeLocation()
+        defer { location.cleanUp() }
+        let coordinator = try Self.coordinator(location)
         let context = Self.context(coordinator)
         let beginning = try coordinator.currentHistoryToken()
         var tokens: [PersistentHistoryToken] = []
@@ -130,11 +126,11 @@ import ObjectGraphFixtureModel
         #expect(try coordinator.currentHistoryToken().transactionNumber == tokens[2].transactionNumber + 1)
     }
 
-    @Test func purgingNeverDropsWhatARegisteredConsumerHasNotRead() async throws {
-        let url = TestStack.fileURL()
-        defer { StoreFileState.cleanUp(url) }
-        let coordinator = try Self.coordinator(at: url)
-        let other = try Self.coordinator(at: url)
+    @Test(arguments: TestStore.shared) func purgingNeverDropsWhatARegisteredConsumerHasNotRead(_ store: TestStore) async throws {
+        let location = store.makeLocation()
+        defer { location.cleanUp() }
+        let coordinator = try Self.coordinator(location)
+        let other = try Self.coordinator(location)
         let reader = ManagedObjectContext(.privateQueue, coordinator: coordinator)
         let consumer = try PersistentHistoryConsumer(name: "slow-reader", coordinator: coordinator, contexts: [reader])
         let registeredAt = consumer.cursor
@@ -158,12 +154,12 @@ import ObjectGraphFixtureModel
         #expect(try other.purgeHistory(before: latest) == latest)
     }
 
-    @Test func aConsumerResumesFromItsStoredCursorAfterARestart() async throws {
-        let url = TestStack.fileURL()
-        defer { StoreFileState.cleanUp(url) }
-        let writer = Self.context(try Self.coordinator(at: url), author: "other")
+    @Test(arguments: TestStore.shared) func aConsumerResumesFromItsStoredCursorAfterARestart(_ store: TestStore) async throws {
+        let location = store.makeLocation()
+        defer { location.cleanUp() }
+        let writer = Self.context(try Self.coordinator(location), author: "other")
         do {
-            let coordinator = try Self.coordinator(at: url)
+            let coordinator = try Self.coordinator(location)
             let consumer = try PersistentHistoryConsumer(name: "app", coordinator: coordinator,
                                                          contexts: [ManagedObjectContext(.privateQueue, coordinator: coordinator)])
             try await writer.perform { let a = Account(context: writer); a.name = "Seen"; try writer.save() }
@@ -174,7 +170,7 @@ import ObjectGraphFixtureModel
         for name in ["Missed 1", "Missed 2"] {
             try await writer.perform { let a = Account(context: writer); a.name = name; try writer.save() }
         }
-        let restarted = try Self.coordinator(at: url)
+        let restarted = try Self.coordinator(location)
         let context = ManagedObjectContext(.privateQueue, coordinator: restarted)
         let consumer = try PersistentHistoryConsumer(name: "app", coordinator: restarted, contexts: [context])
         let caughtUp = try await consumer.catchUp()
@@ -183,26 +179,27 @@ import ObjectGraphFixtureModel
         #expect(try await consumer.catchUp().isEmpty)
     }
 
-    @Test func aFileThatRecordsHistoryKeepsRecordingForEveryCoordinator() async throws {
-        let url = TestStack.fileURL()
-        defer { StoreFileState.cleanUp(url) }
-        let first = try Self.coordinator(at: url, history: true)
+    @Test(arguments: TestStore.shared) func aFileThatRecordsHistoryKeepsRecordingForEveryCoordinator(_ store: TestStore) async throws {
+        let location = store.makeLocation()
+        defer { location.cleanUp() }
+        let first = try Self.coordinator(location, history: true)
         let start = try first.currentHistoryToken()
         // A second coordinator that does not ask for history still records it.
-        let second = try Self.coordinator(at: url, history: false)
+        let second = try Self.coordinator(location, history: false)
         #expect(second.recordsHistory)
         let context = Self.context(second, author: "legacy")
         try await context.perform { let a = Account(context: context); a.name = "Seen"; try context.save() }
         #expect(try first.history(after: start).map(\.author) == ["legacy"])
     }
 
-    @Test func aStoreWithoutHistoryAndForeignTokensAreRefusedClearly() throws {
-        let url = TestStack.fileURL(), otherURL = TestStack.fileURL()
-        defer { StoreFileState.cleanUp(url); StoreFileState.cleanUp(otherURL) }
-        let plain = try Self.coordinator(at: url, history: false)
-        #expect(throws: PersistentHistoryError.notRecorded(path: url.path)) { try plain.currentHistoryToken() }
+    @Test(arguments: TestStore.all) func aStoreWithoutHistoryAndForeignTokensAreRefusedClearly(_ store: TestStore) throws {
+        let location = store.makeLocation(), other = store.makeLocation()
+        defer { location.cleanUp(); other.cleanUp() }
+        let plain = try Self.coordinator(location, history: false)
+        let path = try #require(plain.storePath)
+        #expect(throws: PersistentHistoryError.notRecorded(path: path)) { try plain.currentHistoryToken() }
 
-        let one = try Self.coordinator(at: otherURL)
+        let one = try Self.coordinator(other)
         let foreign = PersistentHistoryToken(storeIdentifier: UUID(), transactionNumber: 0)
         #expect(throws: PersistentHistoryError.self) { try one.history(after: foreign) }
         let future = PersistentHistoryToken(storeIdentifier: try #require(one.storeIdentifier), transactionNumber: 99)

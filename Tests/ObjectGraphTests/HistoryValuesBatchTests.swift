@@ -26,10 +26,10 @@ import ObjectGraphFixtureModel
         }
     }
 
-    @Test func aBatchInsertRecordsTheNewValuesOfEachRow() async throws {
-        let url = TestStack.fileURL()
-        defer { StoreFileState.cleanUp(url) }
-        let coordinator = try HistoryValuesStack.coordinator(at: url)
+    @Test(arguments: TestStore.sqlite) func aBatchInsertRecordsTheNewValuesOfEachRow(_ store: TestStore) async throws {
+        let location = store.makeLocation()
+        defer { location.cleanUp() }
+        let coordinator = try HistoryValuesStack.coordinator(location)
         let customer = try await Self.customer(HistoryValuesStack.context(coordinator))
         let start = try coordinator.currentHistoryToken()
 
@@ -43,10 +43,10 @@ import ObjectGraphFixtureModel
         #expect(transaction.changes.allSatisfy { $0.values["status"] == HistoryValueChange(old: nil, new: .string("open")) })
     }
 
-    @Test func aBatchUpdateReadsTheOldValuesInItsTransactionBeforeWriting() async throws {
-        let url = TestStack.fileURL()
-        defer { StoreFileState.cleanUp(url) }
-        let coordinator = try HistoryValuesStack.coordinator(at: url)
+    @Test(arguments: TestStore.sqlite) func aBatchUpdateReadsTheOldValuesInItsTransactionBeforeWriting(_ store: TestStore) async throws {
+        let location = store.makeLocation()
+        defer { location.cleanUp() }
+        let coordinator = try HistoryValuesStack.coordinator(location)
         let customer = try await Self.customer(HistoryValuesStack.context(coordinator))
         let ids = try coordinator.execute(BatchInsertRequest(rows: Self.bills([1, 2, 3, 4], customer: customer))).objectIDs
         var paid = PropertyValues<Bill>()
@@ -71,10 +71,10 @@ import ObjectGraphFixtureModel
         #expect(byID[ids[3]]?.values["amount"]?.old == .decimal(4))
     }
 
-    @Test func aBatchUpdateOfAnAttributeNotDeclaredRecordsNoValue() async throws {
-        let url = TestStack.fileURL()
-        defer { StoreFileState.cleanUp(url) }
-        let coordinator = try HistoryValuesStack.coordinator(at: url)
+    @Test(arguments: TestStore.sqlite) func aBatchUpdateOfAnAttributeNotDeclaredRecordsNoValue(_ store: TestStore) async throws {
+        let location = store.makeLocation()
+        defer { location.cleanUp() }
+        let coordinator = try HistoryValuesStack.coordinator(location)
         let customer = try await Self.customer(HistoryValuesStack.context(coordinator))
         let start = try coordinator.currentHistoryToken()
         var values = PropertyValues<Customer>()

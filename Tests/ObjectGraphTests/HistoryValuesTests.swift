@@ -30,10 +30,10 @@ import Testing
         try coordinator.history(after: token).flatMap { $0.changes.filter { $0.objectID == id } }
     }
 
-    @Test func anInsertRecordsTheNewValueOfEveryRecordingPropertyInItsSwiftType() async throws {
-        let url = TestStack.fileURL()
-        defer { StoreFileState.cleanUp(url) }
-        let coordinator = try HistoryValuesStack.coordinator(at: url)
+    @Test(arguments: TestStore.all) func anInsertRecordsTheNewValueOfEveryRecordingPropertyInItsSwiftType(_ store: TestStore) async throws {
+        let location = store.makeLocation()
+        defer { location.cleanUp() }
+        let coordinator = try HistoryValuesStack.coordinator(location)
         let context = HistoryValuesStack.context(coordinator, author: "tests", name: "editor")
         let start = try coordinator.currentHistoryToken()
         let amount = try #require(Decimal(string: "12345678901234.5678"))
@@ -74,10 +74,10 @@ import Testing
         #expect(customer.values == ["name": HistoryValueChange(old: nil, new: .string("Acme"))])
     }
 
-    @Test func eachUpdateRecordsOldAndNewOfTheChangedPropertiesOnly() async throws {
-        let url = TestStack.fileURL()
-        defer { StoreFileState.cleanUp(url) }
-        let coordinator = try HistoryValuesStack.coordinator(at: url)
+    @Test(arguments: TestStore.all) func eachUpdateRecordsOldAndNewOfTheChangedPropertiesOnly(_ store: TestStore) async throws {
+        let location = store.makeLocation()
+        defer { location.cleanUp() }
+        let coordinator = try HistoryValuesStack.coordinator(location)
         let context = HistoryValuesStack.context(coordinator)
         let (firstCustomer, billID) = try await Self.insertBill(context)
         let start = try coordinator.currentHistoryToken()
@@ -167,10 +167,10 @@ import Testing
         #expect(try StoreFileSQL(url).integer("SELECT COUNT(*) FROM _og_history_value WHERE property = 'notes'") == 0)
     }
 
-    @Test func aChildsSaveThenItsAncestorsSavesRecordWhatReachedTheStoreOnce() async throws {
-        let url = TestStack.fileURL()
-        defer { StoreFileState.cleanUp(url) }
-        let coordinator = try HistoryValuesStack.coordinator(at: url)
+    @Test(arguments: TestStore.all) func aChildsSaveThenItsAncestorsSavesRecordWhatReachedTheStoreOnce(_ store: TestStore) async throws {
+        let location = store.makeLocation()
+        defer { location.cleanUp() }
+        let coordinator = try HistoryValuesStack.coordinator(location)
         let writer = HistoryValuesStack.context(coordinator, name: "writer")
         let main = ManagedObjectContext(.mainQueue, parent: writer, name: "main")
         let scratch = main.newChildContext(name: "scratch")
@@ -200,10 +200,10 @@ import Testing
         ]])
     }
 
-    @Test func aSaveOverANewerRowRecordsTheValueTheFileHeldAsOld() async throws {
-        let url = TestStack.fileURL()
-        defer { StoreFileState.cleanUp(url) }
-        let coordinator = try HistoryValuesStack.coordinator(at: url)
+    @Test(arguments: TestStore.all) func aSaveOverANewerRowRecordsTheValueTheFileHeldAsOld(_ store: TestStore) async throws {
+        let location = store.makeLocation()
+        defer { location.cleanUp() }
+        let coordinator = try HistoryValuesStack.coordinator(location)
         let ours = HistoryValuesStack.context(coordinator, name: "ours")
         let theirs = HistoryValuesStack.context(coordinator, name: "theirs")
         let (_, billID) = try await Self.insertBill(ours)

@@ -25,10 +25,10 @@ import Testing
         }
     }
 
-    @Test func anObjectsHistoryListsTheTransactionsThatTouchedItNewestFirstWithItsChangesOnly() async throws {
-        let url = TestStack.fileURL()
-        defer { StoreFileState.cleanUp(url) }
-        let coordinator = try HistoryValuesStack.coordinator(at: url)
+    @Test(arguments: TestStore.all) func anObjectsHistoryListsTheTransactionsThatTouchedItNewestFirstWithItsChangesOnly(_ store: TestStore) async throws {
+        let location = store.makeLocation()
+        defer { location.cleanUp() }
+        let coordinator = try HistoryValuesStack.coordinator(location)
         let context = HistoryValuesStack.context(coordinator, author: "ada", name: "editor")
         let (bill, other) = try await Self.billWithAHistory(updates: 3, in: context)
 
@@ -46,10 +46,10 @@ import Testing
         #expect(try coordinator.history(of: other).map(\.number) == Array(history.dropFirst().map(\.number)))
     }
 
-    @Test func pagesOfAnObjectsHistoryContinueWhereThePreviousPageEnded() async throws {
-        let url = TestStack.fileURL()
-        defer { StoreFileState.cleanUp(url) }
-        let coordinator = try HistoryValuesStack.coordinator(at: url)
+    @Test(arguments: TestStore.all) func pagesOfAnObjectsHistoryContinueWhereThePreviousPageEnded(_ store: TestStore) async throws {
+        let location = store.makeLocation()
+        defer { location.cleanUp() }
+        let coordinator = try HistoryValuesStack.coordinator(location)
         let (bill, _) = try await Self.billWithAHistory(updates: 23, in: HistoryValuesStack.context(coordinator))
         let all = try coordinator.history(of: bill).map(\.number)
         #expect(all.count == 25)
@@ -113,10 +113,10 @@ import Testing
         #expect(try reopened.history(of: bill).first?.changes.first?.values["amount"]?.new == .decimal(5))
     }
 
-    @Test func foreignObjectsAndTokensAreRefusedAndTemporaryIDsHaveNoHistory() async throws {
-        let url = TestStack.fileURL()
-        defer { StoreFileState.cleanUp(url) }
-        let coordinator = try HistoryValuesStack.coordinator(at: url)
+    @Test(arguments: TestStore.all) func foreignObjectsAndTokensAreRefusedAndTemporaryIDsHaveNoHistory(_ store: TestStore) async throws {
+        let location = store.makeLocation()
+        defer { location.cleanUp() }
+        let coordinator = try HistoryValuesStack.coordinator(location)
         let context = HistoryValuesStack.context(coordinator)
         let (bill, _) = try await Self.billWithAHistory(updates: 3, in: context)
         let store = try #require(coordinator.storeIdentifier)

@@ -3,8 +3,8 @@ import Testing
 @testable import ObjectGraph
 
 @Suite struct RelationshipTests {
-    @Test func settingAToOneUpdatesBothOldAndNewInverseAtOnce() async throws {
-        let context = ManagedObjectContext(.privateQueue, coordinator: try TestStack.coordinator())
+    @Test(arguments: TestStore.all) func settingAToOneUpdatesBothOldAndNewInverseAtOnce(_ store: TestStore) async throws {
+        let context = ManagedObjectContext(.privateQueue, coordinator: try store.coordinator())
         await context.perform {
             let acme = Client(context: context)
             let globex = Client(context: context)
@@ -19,8 +19,8 @@ import Testing
         }
     }
 
-    @Test func changingAToManySetsTheInverseOfAddedAndRemovedObjects() async throws {
-        let context = ManagedObjectContext(.privateQueue, coordinator: try TestStack.coordinator())
+    @Test(arguments: TestStore.all) func changingAToManySetsTheInverseOfAddedAndRemovedObjects(_ store: TestStore) async throws {
+        let context = ManagedObjectContext(.privateQueue, coordinator: try store.coordinator())
         await context.perform {
             let acme = Client(context: context)
             let globex = Client(context: context)
@@ -36,8 +36,8 @@ import Testing
         }
     }
 
-    @Test func manyToManyLinksArePersistedFromEitherSide() async throws {
-        let coordinator = try TestStack.coordinator()
+    @Test(arguments: TestStore.all) func manyToManyLinksArePersistedFromEitherSide(_ store: TestStore) async throws {
+        let coordinator = try store.coordinator()
         let context = ManagedObjectContext(.privateQueue, coordinator: coordinator)
         let ids = try await context.perform {
             let client = Client(context: context)
@@ -67,8 +67,8 @@ import Testing
         }
     }
 
-    @Test func anOrderedToManyKeepsItsOrderInTheStore() async throws {
-        let coordinator = try TestStack.coordinator()
+    @Test(arguments: TestStore.all) func anOrderedToManyKeepsItsOrderInTheStore(_ store: TestStore) async throws {
+        let coordinator = try store.coordinator()
         let context = ManagedObjectContext(.privateQueue, coordinator: coordinator)
         let id = try await context.perform {
             let project = Project(context: context)
@@ -91,8 +91,8 @@ import Testing
         }
     }
 
-    @Test func cascadeDeletesTheDestinationsAtTheEndOfTheBlock() async throws {
-        let coordinator = try TestStack.coordinator()
+    @Test(arguments: TestStore.all) func cascadeDeletesTheDestinationsAtTheEndOfTheBlock(_ store: TestStore) async throws {
+        let coordinator = try store.coordinator()
         let context = ManagedObjectContext(.privateQueue, coordinator: coordinator)
         try await context.perform {
             let client = Client(context: context)
@@ -111,8 +111,8 @@ import Testing
         }
     }
 
-    @Test func nullifyRemovesTheDeletedObjectFromTheInverse() async throws {
-        let context = ManagedObjectContext(.privateQueue, coordinator: try TestStack.coordinator())
+    @Test(arguments: TestStore.all) func nullifyRemovesTheDeletedObjectFromTheInverse(_ store: TestStore) async throws {
+        let context = ManagedObjectContext(.privateQueue, coordinator: try store.coordinator())
         try await context.perform {
             let client = Client(context: context)
             client.name = "Acme"
@@ -128,8 +128,8 @@ import Testing
         }
     }
 
-    @Test func denyRefusesTheSaveWhileDestinationsRemain() async throws {
-        let context = ManagedObjectContext(.privateQueue, coordinator: try TestStack.coordinator())
+    @Test(arguments: TestStore.all) func denyRefusesTheSaveWhileDestinationsRemain(_ store: TestStore) async throws {
+        let context = ManagedObjectContext(.privateQueue, coordinator: try store.coordinator())
         try await context.perform {
             let parent = TaskItem(context: context)
             parent.title = "parent"
@@ -152,8 +152,8 @@ import Testing
         }
     }
 
-    @Test func relationshipsLoadFromTheStoreInOneQueryPerRelationship() async throws {
-        let coordinator = try TestStack.coordinator()
+    @Test(arguments: TestStore.all) func relationshipsLoadFromTheStoreInOneQueryPerRelationship(_ store: TestStore) async throws {
+        let coordinator = try store.coordinator()
         let context = ManagedObjectContext(.privateQueue, coordinator: coordinator)
         let id = try await context.perform {
             let client = Client(context: context)

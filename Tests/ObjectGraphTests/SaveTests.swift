@@ -3,8 +3,8 @@ import Testing
 @testable import ObjectGraph
 
 @Suite struct SaveTests {
-    @Test func everyValidationFailureOfASaveIsReportedTogether() async throws {
-        let context = ManagedObjectContext(.privateQueue, coordinator: try TestStack.coordinator())
+    @Test(arguments: TestStore.all) func everyValidationFailureOfASaveIsReportedTogether(_ store: TestStore) async throws {
+        let context = ManagedObjectContext(.privateQueue, coordinator: try store.coordinator())
         await context.perform {
             let client = Client(context: context)
             client.name = "   "                       // required: blank
@@ -28,8 +28,8 @@ import Testing
         }
     }
 
-    @Test func customValidationHooksRunAtSave() async throws {
-        let context = ManagedObjectContext(.privateQueue, coordinator: try TestStack.coordinator())
+    @Test(arguments: TestStore.all) func customValidationHooksRunAtSave(_ store: TestStore) async throws {
+        let context = ManagedObjectContext(.privateQueue, coordinator: try store.coordinator())
         await context.perform {
             let client = Client(context: context)
             client.name = "Forbidden"
@@ -41,8 +41,8 @@ import Testing
         }
     }
 
-    @Test func aFailedSaveChangesNothingAndFixingTheValuesLetsItSucceed() async throws {
-        let coordinator = try TestStack.coordinator()
+    @Test(arguments: TestStore.all) func aFailedSaveChangesNothingAndFixingTheValuesLetsItSucceed(_ store: TestStore) async throws {
+        let coordinator = try store.coordinator()
         let context = ManagedObjectContext(.privateQueue, coordinator: coordinator)
         try await context.perform {
             let client = Client(context: context)
@@ -60,8 +60,8 @@ import Testing
         #expect(names == ["Fixed"])
     }
 
-    @Test func aStoreFailureRollsBackTheWholeTransaction() async throws {
-        let coordinator = try TestStack.coordinator()
+    @Test(arguments: TestStore.all) func aStoreFailureRollsBackTheWholeTransaction(_ store: TestStore) async throws {
+        let coordinator = try store.coordinator()
         let context = ManagedObjectContext(.privateQueue, coordinator: coordinator)
         try await context.perform {
             let first = Client(context: context)
@@ -92,8 +92,8 @@ import Testing
         #expect(names == ["First"])
     }
 
-    @Test func asyncSaveWritesWithoutBlockingTheCaller() async throws {
-        let coordinator = try TestStack.coordinator()
+    @Test(arguments: TestStore.all) func asyncSaveWritesWithoutBlockingTheCaller(_ store: TestStore) async throws {
+        let coordinator = try store.coordinator()
         let context = ManagedObjectContext(.privateQueue, coordinator: coordinator)
         await context.perform {
             let client = Client(context: context)
@@ -105,8 +105,9 @@ import Testing
         #expect(await context.perform { context.hasChanges } == false)
     }
 
-    @Test func everyAttributeTypeRoundTripsThroughTheStore() async throws {
-        let coordinator = try TestStack.coordinator()
+    @Test(arguments: TestStore.all) func everyAttributeTypeRoundTripsThroughTheStore(_ store: TestStore) async throws {
+        let location = store.makeLocation()
+        let coordinator = try location.coordinator()
         let context = ManagedObjectContext(.privateQueue, coordinator: coordinator)
         let reference = UUID()
         let date = Date(timeIntervalSince1970: 1_712_345_678.25)
@@ -129,7 +130,7 @@ import Testing
             try context.save()
             return invoice.objectID
         }
-        let reader = ManagedObjectContext(.privateQueue, coordinator: try TestStack.coordinator(at: URL(fileURLWithPath: try #require(coordinator.storePath))))
+        let reader = ManagedObjectContext(.privateQueue, coordinator: try location.freshReader(of: coordinator))
         try await reader.perform {
             let invoice = try reader.existingObject(with: id, as: Invoice.self)
             #expect(invoice.amount == Decimal(string: "1234567890.12"))
@@ -145,8 +146,8 @@ import Testing
         }
     }
 
-    @Test func aSaveWithNoChangesPostsNothing() async throws {
-        let context = ManagedObjectContext(.privateQueue, coordinator: try TestStack.coordinator())
+    @Test(arguments: TestStore.all) func aSaveWithNoChangesPostsNothing(_ store: TestStore) async throws {
+        let context = ManagedObjectContext(.privateQueue, coordinator: try store.coordinator())
         let token = NotificationCenter.default.addObserver(forName: ManagedObjectContext.didSaveNotification, object: context, queue: nil) { _ in
             Issue.record("DidSave posted for an empty save")
         }
@@ -154,8 +155,8 @@ import Testing
         try await context.perform { try context.save() }
     }
 
-    @Test func didSaveCarriesThePermanentIDsOfInsertedObjects() async throws {
-        let context = ManagedObjectContext(.privateQueue, coordinator: try TestStack.coordinator())
+    @Test(arguments: TestStore.all) func didSaveCarriesThePermanentIDsOfInsertedObjects(_ store: TestStore) async throws {
+        let context = ManagedObjectContext(.privateQueue, coordinator: try store.coordinator())
         let received = LockedBox<Set<ObjectID>>([])
         let token = NotificationCenter.default.addObserver(forName: ManagedObjectContext.didSaveNotification, object: context, queue: nil) { note in
             received.set(note.userInfo?[ManagedObjectContext.ChangeKey.inserted.rawValue] as? Set<ObjectID> ?? [])
@@ -183,8 +184,8 @@ final class LockedBox<Value: Sendable>: @unchecked Sendable {
 }
 
 @Suite struct ConstraintTests {
-    @Test func toManyCountsAreCheckedAtSave() async throws {
-        let context = ManagedObjectContext(.privateQueue, coordinator: try TestStack.coordinator())
+    @Test(arguments: TestStore.all) func toManyCountsAreCheckedAtSave(_ store: TestStore) async throws {
+        let context = ManagedObjectContext(.privateQueue, coordinator: try store.coordinator())
         try await context.perform {
             let team = Team(context: context)
             team.title = "Empty"
@@ -208,8 +209,8 @@ final class LockedBox<Value: Sendable>: @unchecked Sendable {
         }
     }
 
-    @Test func aCompoundUniquenessConstraintComparesTheAttributesTogether() async throws {
-        let context = ManagedObjectContext(.privateQueue, coordinator: try TestStack.coordinator())
+    @Test(arguments: TestStore.all) func aCompoundUniquenessConstraintComparesTheAttributesTogether(_ store: TestStore) async throws {
+        let context = ManagedObjectContext(.privateQueue, coordinator: try store.coordinator())
         try await context.perform {
             let team = Team(context: context)
             team.title = "T"

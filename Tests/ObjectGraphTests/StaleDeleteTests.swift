@@ -5,11 +5,12 @@ import Testing
 /// Optimistic locking of deletes at the store: deleting an object that another coordinator
 /// changed since this context read it is a conflict, like updating it would be.
 @Suite struct StaleDeleteTests {
-    /// A file with "Acme" in it, read by `reader` (on its own coordinator), then renamed by
+    /// A store with "Acme" in it, read by `reader` (on its own coordinator), then renamed by
     /// another coordinator: `reader`'s copy is stale.
-    private func staleReader(policy: MergePolicy) async throws -> (ManagedObjectContext, ObjectID, URL) {
-        let url = TestStack.fileURL()
-        let reader = ManagedObjectContext(.privateQueue, coordinator: try TestStack.coordinator(at: url))
+    private func staleReader(_ store: TestStore, policy: MergePolicy) async throws
+        -> (ManagedObjectContext, ObjectID, StoreLocation) {
+        let location = store.makeLocation()
+        let reader = ManagedObjectContext(.privateQueue, coordinator: try location.coordinator())
         reader.mergePolicy = policy
         reader.retainsRegisteredObjects = true      // it keeps its copy, as read, between blocks
         let id = try await reader.perform { () -> ObjectID in
@@ -18,21 +19,21 @@ import Testing
             try reader.save()
             return client.objectID
         }
-        let other = ManagedObjectContext(.privateQueue, coordinator: try TestStack.coordinator(at: url))
+        let other = ManagedObjectContext(.privateQueue, coordinator: try location.coordinator())
         try await other.perform {
             try other.existingObject(with: id, as: Client.self).name = "Acme (renamed elsewhere)"
             try other.save()
         }
-        return (reader, id, url)
+        return (reader, id, location)
     }
 
-    private func names(in url: URL) async throws -> [String] {
-        let fresh = ManagedObjectContext(.privateQueue, coordinator: try TestStack.coordinator(at: url))
+    private func names(in location: StoreLocation) async throws -> [String] {
+        let fresh = ManagedObjectContext(.privateQueue, coordinator: try location.coordinator())
         return try await fresh.perform { try fresh.fetch(FetchRequest<Client>()).map(\.name) }
     }
 
-    @Test func deletingAnObjectChangedElsewhereIsAConflictThatKeepsTheRow() async throws {
-        let (reader, id, url) = try await staleReader(policy: .error)
+    @Test(arguments: TestStore.shared) func deletingAnObjectChangedElsewhereIsAConflictThatKeepsTheRow(_ store: TestStore) async throws {
+        let (reader, id, location) = try await staleReader(store, policy: .error)
         // when the stale copy is deleted and saved
         let error = await reader.perform { () -> SaveError? in
             do {
@@ -48,7 +49,7 @@ import Testing
         #expect(conflicts.first?.foundVersion == 2)
         #expect(conflicts.first?.deletedElsewhere == false)
         // and the other coordinator's change is still in the file; the delete stays pending
-        #expect(try await names(in: url) == ["Acme (renamed elsewhere)"])
+        #expect(try await names(in: location) == ["Acme (renamed elsewhere)"])
         #expect(await reader.perform { reader.deletedObjects.count } == 1)
         // and the coordinator's cache forgot the stale row: its other contexts read the file's
         let sibling = ManagedObjectContext(.privateQueue, coordinator: reader.persistentStoreCoordinator)
@@ -58,8 +59,8 @@ import Testing
 
     /// What the conflict's message says to do: refresh (keeping the pending delete), look at
     /// what the file holds now, and save again.
-    @Test func afterTheConflictARefreshReadsTheFileAndTheDeleteGoesThrough() async throws {
-        let (reader, id, url) = try await staleReader(policy: .error)
+    @Test(arguments: TestStore.shared) func afterTheConflictARefreshReadsTheFileAndTheDeleteGoesThrough(_ store: TestStore) async throws {
+        let (reader, id, location) = try await staleReader(store, policy: .error)
         let refreshedName = try await reader.perform { () -> String in
             let client = try reader.existingObject(with: id, as: Client.self)
             reader.delete(client)
@@ -70,15 +71,15 @@ import Testing
         }
         #expect(refreshedName == "Acme (renamed elsewhere)")
         try await reader.perform { try reader.save() }
-        #expect(try await names(in: url).isEmpty)
+        #expect(try await names(in: location).isEmpty)
     }
 
-    @Test func aPolicyOtherThanErrorDeletesTheChangedRow() async throws {
-        let (reader, id, url) = try await staleReader(policy: .mergeByPropertyObjectTrump)
+    @Test(arguments: TestStore.shared) func aPolicyOtherThanErrorDeletesTheChangedRow(_ store: TestStore) async throws {
+        let (reader, id, location) = try await staleReader(store, policy: .mergeByPropertyObjectTrump)
         try await reader.perform {
             reader.delete(try reader.existingObject(with: id))
             try reader.save()
         }
-        #expect(try await names(in: url).isEmpty)
+        #expect(try await names(in: location).isEmpty)
     }
 }

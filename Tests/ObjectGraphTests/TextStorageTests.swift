@@ -2,13 +2,14 @@ import Foundation
 import Testing
 @testable import ObjectGraph
 
-/// Text reaches the file and comes back byte for byte, whatever characters it holds.
+/// Text reaches the store and comes back byte for byte, whatever characters it holds.
 @Suite struct TextStorageTests {
-    @Test func aStringWithAnEmbeddedNULIsStoredAndReadBackWhole() async throws {
+    @Test(arguments: TestStore.sqlite) func aStringWithAnEmbeddedNULIsStoredAndReadBackWhole(_ store: TestStore) async throws {
         // Given a model that allows any text in an invoice's notes and identifier
-        let url = TestStack.fileURL()
+        let location = store.makeLocation()
         let notes = "before\u{0}after \u{0}\u{0} end"
-        let writer = ManagedObjectContext(.privateQueue, coordinator: try TestStack.coordinator(at: url))
+        let coordinator = try location.coordinator()
+        let writer = ManagedObjectContext(.privateQueue, coordinator: coordinator)
         try await writer.perform {
             let client = Client(context: writer)
             client.name = "Acme"
@@ -19,8 +20,8 @@ import Testing
             try writer.save()
         }
 
-        // When another coordinator (nothing cached) reads the file
-        let reader = ManagedObjectContext(.privateQueue, coordinator: try TestStack.coordinator(at: url))
+        // When another coordinator (nothing cached) reads the store
+        let reader = ManagedObjectContext(.privateQueue, coordinator: try location.freshReader(of: coordinator))
         let read = try await reader.perform { () throws -> [String?] in
             let invoices = try reader.fetch(FetchRequest<Invoice>())
             return invoices.flatMap { [$0.identifier, $0.notes] }
@@ -40,16 +41,17 @@ import Testing
         #expect(matches == [0, 1, 1])
     }
 
-    @Test func anEmptyStringIsStoredAsEmptyNotNull() async throws {
-        let url = TestStack.fileURL()
-        let writer = ManagedObjectContext(.privateQueue, coordinator: try TestStack.coordinator(at: url))
+    @Test(arguments: TestStore.all) func anEmptyStringIsStoredAsEmptyNotNull(_ store: TestStore) async throws {
+        let location = store.makeLocation()
+        let coordinator = try location.coordinator()
+        let writer = ManagedObjectContext(.privateQueue, coordinator: coordinator)
         try await writer.perform {
             let client = Client(context: writer)
             client.name = "Acme"
             client.city = ""
             try writer.save()
         }
-        let reader = ManagedObjectContext(.privateQueue, coordinator: try TestStack.coordinator(at: url))
+        let reader = ManagedObjectContext(.privateQueue, coordinator: try location.freshReader(of: coordinator))
         let city = try await reader.perform { try reader.fetch(FetchRequest<Client>()).first?.city }
         #expect(city == "")
     }

@@ -12,8 +12,9 @@ import Synchronization
 ///   the merges of ``InvoicesStack/mergeImportSave(_:)``. It is bumped synchronously by the
 ///   contexts' notifications, on their queues, before the change's block ends: a request
 ///   answered after a save can never read the generation from before it.
-/// - `store` is SQLite's `data_version` (``StoreVersion``): commits by other processes, which
-///   this process hears of only through the file.
+/// - `store` is the store's change signal (``PersistentStoreCoordinator/storeChangeSignal()``;
+///   on SQLite, `data_version`): commits by other processes, which this process hears of only
+///   through the store.
 /// - `merged` counts the merges of other processes' commits into main and the writer (the
 ///   history consumer refreshing objects they changed). Like `store`, it is news from
 ///   elsewhere: a page may be served for a moment while it renders again (``PageCache``),
@@ -42,9 +43,9 @@ public struct Generation: Sendable, Hashable, CustomStringConvertible {
 final class DataGeneration: Sendable {
     private let local = Atomic<UInt64>(0)
     private let merged = Atomic<UInt64>(0)
-    private let store: StoreVersion?
-    /// A file whose commits cannot be watched (its second connection would not open): then
-    /// every generation is new, and no page is ever served again.
+    private let store: (any StoreChangeSignal)?
+    /// A store whose commits cannot be watched (its signal could not be made): then every
+    /// generation is new, and no page is ever served again.
     private let blind: Bool
     private struct Tokens: @unchecked Sendable {
         // @unchecked Sendable: NotificationCenter tokens are opaque handles, only passed back
@@ -53,12 +54,14 @@ final class DataGeneration: Sendable {
     }
     private let tokens = Mutex(Tokens())
 
-    /// Watches `main` and `writer`, every root context of `coordinator`, and the file at
-    /// `storePath` (nil for an in-memory store, which no other process can write).
-    init(main: ManagedObjectContext, writer: ManagedObjectContext, coordinator: PersistentStoreCoordinator,
-         storePath: String?) {
-        store = storePath.flatMap { StoreVersion(path: $0) }
-        blind = storePath != nil && store == nil
+    /// Watches `main` and `writer`, every root context of `coordinator`, and its store's
+    /// change signal (one that never changes for an in-memory store, which no other process
+    /// can write).
+    init(main: ManagedObjectContext, writer: ManagedObjectContext, coordinator: PersistentStoreCoordinator) {
+        let signal: (any StoreChangeSignal)?
+        do { signal = try coordinator.storeChangeSignal() } catch { signal = nil }
+        store = signal
+        blind = signal == nil
         let center = NotificationCenter.default
         var list: [any NSObjectProtocol] = []
         // Scratchpads' own changes (a visitor typing into a form) are not seen by pages:

@@ -95,7 +95,7 @@ public final class InvoicesStack: Sendable {
         writer = ManagedObjectContext(.privateQueue, coordinator: coordinator, name: "writer")
         writer.transactionAuthor = "dashboard"
         main = ManagedObjectContext(.mainQueue, parent: writer, name: "main")
-        let changes = DataGeneration(main: main, writer: writer, coordinator: coordinator, storePath: storeURL?.path)
+        let changes = DataGeneration(main: main, writer: writer, coordinator: coordinator)
         self.changes = changes
         // Log lines quote values visitors typed (a set-aside change, a refused save): escaped,
         // so a multi-line note cannot forge a line.

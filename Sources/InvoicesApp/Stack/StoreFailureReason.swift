@@ -35,6 +35,10 @@ enum StoreFailureReason {
             return "another program kept the database file locked for more than \(seconds) s; try again in a moment"
         case .cannotOpen:
             return "this server cannot write to the database file; whoever runs it should check the file's permissions"
+        case .unreachable:
+            return "the database server cannot be reached; try again in a moment"
+        case .server, .unsupported:
+            return "the database reported an error; the server's log has the details"
         case .notADatabase, .incompatibleModel, .storeAlreadyAdded, .noStore, .invalidConfiguration,
              .fullTextSearchUnavailable:
             return "the database is not set up for this server; whoever runs it should check its log"

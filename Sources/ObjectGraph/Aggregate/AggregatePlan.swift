@@ -5,11 +5,11 @@ import Foundation
 ///
 /// The store reads those columns for the matching rows and ``GroupTable`` groups and adds
 /// them up; unsaved objects go through the same table.
-struct AggregatePlan {
+package struct AggregatePlan {
     /// An attribute the request reads: a group key or an aggregated attribute.
-    struct Column {
+    package struct Column {
         let keyPath: AnyKeyPath
-        let type: AttributeType
+        package let type: AttributeType
         /// The properties the key path reads, for reading unsaved objects.
         let path: [PropertyStep]
         /// Its SQL expression: `t0."currency"`, or `j1."country"` through a join.
@@ -26,8 +26,10 @@ struct AggregatePlan {
     }
 
     let entity: EntityDescription
-    let condition: SQLFragment?
-    let columns: [Column]
+    /// The dialect of the store the plan's SQL is for.
+    let dialect: SQLDialect
+    package let condition: SQLFragment?
+    package let columns: [Column]
     /// The column of each group key, in order.
     let keyColumns: [Int]
     let terms: [Term]
@@ -37,13 +39,15 @@ struct AggregatePlan {
     /// condition): their unsaved changes then matter too.
     var crossesRelationships: Bool { !joins.isEmpty || (condition?.sql.contains("SELECT") ?? false) }
 
-    init<Root, Row>(_ request: AggregateRequest<Root, Row>, model: ManagedObjectModel) throws {
+    init<Root, Row>(_ request: AggregateRequest<Root, Row>, model: ManagedObjectModel, dialect: SQLDialect) throws {
         guard let entity = model.entity(for: Root.self) else { throw AggregateError.unknownEntity(String(describing: Root.self)) }
         self.entity = entity
+        self.dialect = dialect
         let schema = ModelPredicateSchema(model: model)
         if let predicate = request.predicate {
             do {
-                condition = try PredicateTranslator(schema: schema, rootEntity: entity.name).translate(predicate)
+                condition = try PredicateTranslator(schema: schema, rootEntity: entity.name, dialect: dialect)
+                    .translate(predicate)
             } catch {
                 throw AggregateError.untranslatablePredicate("\(error)")
             }
@@ -76,10 +80,10 @@ struct AggregatePlan {
     /// `SELECT <columns> FROM <table> t0 <joins> WHERE <condition>`; with `excludingKeys`, a
     /// last condition leaves out the rows whose keys a JSON array bound after the
     /// condition's parameters lists (the rows unsaved changes replace).
-    func sql(excludingKeys: Bool) -> String {
+    package func sql(excludingKeys: Bool) -> String {
         let select = columns.isEmpty ? "1" : columns.map(\.expression).joined(separator: ", ")
         var conditions = condition.map { ["(\($0.sql))"] } ?? []
-        if excludingKeys { conditions.append("t0._pk NOT IN (SELECT value FROM json_each(?))") }
+        if excludingKeys { conditions.append(dialect.excludesKeys("t0._pk")) }
         return "SELECT \(select) FROM \(SQLSchema.table(entity)) t0"
             + joins.map { " " + $0 }.joined()
             + (conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND "))

@@ -13,7 +13,7 @@ import Foundation
 /// parsing each value with `Decimal(string:)` instead, 116 ms; reading the rows' columns into
 /// this hash table with ``ExactDecimal``, 22 ms. The last also lets unsaved objects take the
 /// very same path. `aggregate-bench` compares the finished API with SQLite's `SUM`.
-struct GroupTable {
+package struct GroupTable {
     private let plan: AggregatePlan
     private let empty: [AggregateAccumulator]
     private var groups: [[StoredValue]: [AggregateAccumulator]] = [:]
@@ -42,7 +42,7 @@ struct GroupTable {
     }
 
     /// Adds an unsaved object, given the stored values of the plan's columns.
-    mutating func add(values: [StoredValue]) {
+    package mutating func add(values: [StoredValue]) {
         for (position, column) in plan.keyColumns.enumerated() { key[position] = values[column] }
         Self.add(values, terms: plan.terms, to: &groups[key, default: empty])
     }

@@ -25,7 +25,7 @@ extension ManagedObjectContext {
     public func aggregate<Root, Row>(_ request: AggregateRequest<Root, Row>) throws -> [Row] {
         ConcurrencyDebug.checkIfEnabled(self, "aggregate(_:)")
         processPendingChanges()
-        let plan = try AggregatePlan(request, model: model)
+        let plan = try AggregatePlan(request, model: model, dialect: persistentStoreCoordinator.dialect)
         let overlay = pendingOverlay(includingOwn: request.includesPendingChanges)
         var table = GroupTable(plan)
         if plan.crossesRelationships && overlay.touches(anyEntityBut: plan.entity.name) {

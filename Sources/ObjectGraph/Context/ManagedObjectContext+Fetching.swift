@@ -29,7 +29,7 @@ extension ManagedObjectContext {
     public func fetch<T: ManagedObject>(_ request: FetchRequest<T>) throws -> [T] {
         ConcurrencyDebug.checkIfEnabled(self, "fetch(_:)")
         processPendingChanges()
-        let plan = try FetchPlan(request, model: model)
+        let plan = try FetchPlan(request, model: model, dialect: persistentStoreCoordinator.dialect)
         let overlay = pendingOverlay(includingOwn: request.includesPendingChanges)
         let store = try storeForReading()
         if !plan.needsMemoryPass(overlay) {
@@ -139,7 +139,7 @@ extension ManagedObjectContext {
     public func fetchObjectIDs<T: ManagedObject>(_ request: FetchRequest<T>) throws -> [ObjectID] {
         ConcurrencyDebug.checkIfEnabled(self, "fetchObjectIDs(_:)")
         processPendingChanges()
-        let plan = try FetchPlan(request, model: model)
+        let plan = try FetchPlan(request, model: model, dialect: persistentStoreCoordinator.dialect)
         let overlay = pendingOverlay(includingOwn: request.includesPendingChanges)
         if !plan.needsMemoryPass(overlay) {
             let store = try storeForReading()
@@ -153,7 +153,7 @@ extension ManagedObjectContext {
     public func count<T: ManagedObject>(for request: FetchRequest<T>) throws -> Int {
         ConcurrencyDebug.checkIfEnabled(self, "count(for:)")
         processPendingChanges()
-        let plan = try FetchPlan(request, model: model)
+        let plan = try FetchPlan(request, model: model, dialect: persistentStoreCoordinator.dialect)
         let overlay = pendingOverlay(includingOwn: request.includesPendingChanges)
         if !plan.needsMemoryPass(overlay) && request.fetchLimit == nil && request.fetchOffset == 0 {
             let store = try storeForReading()
@@ -162,7 +162,7 @@ extension ManagedObjectContext {
         return try fetch(request).count
     }
 
-    private func storeForReading() throws -> SQLiteStore {
+    private func storeForReading() throws -> any PersistentStore {
         do { return try persistentStoreCoordinator.requireStore() } catch let error as StoreError {
             throw FetchError.storeFailure(error)
         }

@@ -42,7 +42,7 @@ extension ManagedObjectContext {
                     .joined(separator: " AND ")
                 let rows: [ObjectID]
                 do {
-                    rows = try store.fetchIDs(change.entity, where: SQLFragment(condition, key), orderBy: nil,
+                    rows = try store.fetchIDs(change.entity, join: "", where: SQLFragment(condition, key), orderBy: nil,
                                               limit: nil, offset: 0)
                 } catch let error as StoreError {
                     throw SaveError.storeFailure(error)

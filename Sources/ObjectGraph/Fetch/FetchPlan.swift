@@ -41,14 +41,15 @@ struct FetchPlan {
 
     /// - Throws: ``FetchError`` for an entity not in the model, a predicate or sort key that
     ///   cannot be translated, or a search of an entity without searchable attributes.
-    init<T: ManagedObject>(_ request: FetchRequest<T>, model: ManagedObjectModel) throws {
+    init<T: ManagedObject>(_ request: FetchRequest<T>, model: ManagedObjectModel, dialect: SQLDialect) throws {
         guard let entity = model.entity(for: T.self) else { throw FetchError.unknownEntity(String(describing: T.self)) }
         self.entity = entity
         let schema = ModelPredicateSchema(model: model)
         var predicate: SQLFragment?
         if let requested = request.predicate {
             do {
-                predicate = try PredicateTranslator(schema: schema, rootEntity: entity.name).translate(requested)
+                predicate = try PredicateTranslator(schema: schema, rootEntity: entity.name, dialect: dialect)
+                    .translate(requested)
             } catch {
                 throw FetchError.untranslatablePredicate("\(error)")
             }
@@ -60,7 +61,7 @@ struct FetchPlan {
         } else {
             search = nil
         }
-        (condition, join) = Self.filter(predicate, search: search)
+        (condition, join) = Self.filter(predicate, search: search, dialect: dialect)
         sortsByRank = request.sortsBySearchRank && search.map { !$0.query.isEmpty } == true
         var terms = sortsByRank ? [search?.rank ?? ""] : []
         var inMemory = false
@@ -69,12 +70,16 @@ struct FetchPlan {
             guard schema.resolve(keyPath, from: entity.name) != nil else {
                 throw FetchError.unsupportedSortKey("\(keyPath)")
             }
-            guard let expression = schema.sortExpression(keyPath, from: entity.name) else { inMemory = true; continue }
+            guard let expression = schema.sortExpression(keyPath, from: entity.name, dialect: dialect) else {
+                inMemory = true
+                continue
+            }
             // Strings compare lexically (SQLite's BINARY, like Swift's `<`) unless the
             // descriptor asks for another comparator; those become ASCII case-insensitive.
-            let collation = request.sortsStringsCaseInsensitively
-                || descriptor.stringComparator.map({ $0 != .lexical }) == true ? " COLLATE NOCASE" : ""
-            terms.append(expression + collation + (descriptor.order == .forward ? " ASC" : " DESC"))
+            let ignoresCase = request.sortsStringsCaseInsensitively
+                || descriptor.stringComparator.map({ $0 != .lexical }) == true
+            terms.append((ignoresCase ? dialect.caseInsensitiveSortKey(expression) : expression)
+                         + (descriptor.order == .forward ? " ASC" : " DESC"))
         }
         sortsInMemory = inMemory
         // Ties go by primary key, in the direction of the last sort key: an index on the sort
@@ -94,9 +99,9 @@ struct FetchPlan {
 
     /// The `WHERE` condition and the join: `MATCH` on the index joined by key, then the
     /// predicate. A query without words matches nothing, so it needs no index at all.
-    private static func filter(_ predicate: SQLFragment?, search: Search?) -> (SQLFragment?, String) {
+    private static func filter(_ predicate: SQLFragment?, search: Search?, dialect: SQLDialect) -> (SQLFragment?, String) {
         guard let search else { return (predicate, "") }
-        guard !search.query.isEmpty else { return (SQLFragment("0"), "") }
+        guard !search.query.isEmpty else { return (SQLFragment(dialect.falseLiteral), "") }
         var condition = SQLFragment(search.matchCondition, [.string(search.query.matchExpression)])
         if let predicate {
             condition.sql += " AND (\(predicate.sql))"

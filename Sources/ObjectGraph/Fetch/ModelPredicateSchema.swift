@@ -48,11 +48,12 @@ struct ModelPredicateSchema: PredicateSchema {
 
     /// The SQL expression of a sort key: a column of t0, or a correlated subquery through
     /// to-one relationships.
-    func sortExpression(_ keyPath: AnyKeyPath, from entityName: String) -> String? {
+    func sortExpression(_ keyPath: AnyKeyPath, from entityName: String, dialect: SQLDialect) -> String? {
         guard let steps = resolve(keyPath, from: entityName), let last = steps.last,
               case .attribute(let type) = last.kind else { return nil }
         func column(_ alias: String) -> String {
-            type == .decimal ? "CAST(\(alias).\(last.column) AS REAL)" : "\(alias).\(last.column)"
+            let column = SQLFragment("\(raw: alias).\(raw: last.column)")
+            return type == .decimal ? dialect.orderedAsNumber(decimal: column).sql : column.sql
         }
         if steps.count == 1 { return column("t0") }
         // One hop through a to-one relationship: a correlated subquery. Longer chains are

@@ -7,10 +7,10 @@ import Foundation
 
 extension PredicateExpressions.CollectionContainsCollection: SQLTranslatableExpression {
     func sqlOperand(in translation: PredicateTranslation) throws -> SQLOperand {
-        // instr, not LIKE: LIKE folds ASCII case and needs % and _ escaped; Swift's contains
-        // is case-sensitive.
+        // A position test, not LIKE: LIKE folds ASCII case and needs % and _ escaped; Swift's
+        // contains is case-sensitive.
         let (text, part) = try translation.searchable(translation.operand(base), translation.operand(other), self)
-        return .boolean(sql("(instr(\(text), \(part)) > 0)"))
+        return .boolean(translation.dialect.contains(text, part))
     }
 }
 
@@ -28,7 +28,7 @@ extension PredicateExpressions.StringLocalizedStandardContains: SQLTranslatableE
         // SQLite's lower() folds ASCII only: non-ASCII case and diacritics still differ, where
         // Swift ignores them (see PredicateTranslator's notes).
         let (text, part) = try translation.searchable(translation.operand(root), translation.operand(other), self)
-        return .boolean(sql("(instr(lower(\(text)), lower(\(part))) > 0)"))
+        return .boolean(translation.dialect.containsIgnoringCase(text, part))
     }
 }
 
@@ -185,7 +185,7 @@ extension PredicateTranslation {
         let throughKey: Bool
         switch reference {
         case .alias(let alias):
-            column = SQLFragment("\(alias).\(step.column)")
+            column = SQLFragment("\(raw: alias).\(raw: step.column)")
             throughKey = false
         case .key(let key):
             let alias = makeAlias()
@@ -273,14 +273,13 @@ extension PredicateTranslation {
         let present = values.filter { !$0.isNull }
         var tests: [SQLFragment] = []
         if !present.isEmpty {
-            let placeholders = Array(repeating: "?", count: present.count).joined(separator: ", ")
-            let test = sql("\(value.fragment) IN (\(SQLFragment(placeholders, present)))")
-            tests.append(value.isNullable ? sql("COALESCE(\(test), 0)") : test)
+            let test = sql("\(value.fragment) IN (\(values: present))")
+            tests.append(value.isNullable ? dialect.nullAsFalse(test) : test)
         }
         if present.count < values.count {
             tests.append(sql("\(value.fragment) IS NULL"))
         }
-        guard var result = tests.first else { return .boolean(SQLFragment("0")) }
+        guard var result = tests.first else { return .boolean(SQLFragment(dialect.falseLiteral)) }
         for test in tests.dropFirst() { result = sql("\(result) OR \(test)") }
         return .boolean(sql("(\(result))"))
     }

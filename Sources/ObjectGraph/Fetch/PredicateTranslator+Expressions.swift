@@ -220,13 +220,15 @@ extension PredicateTranslation {
                     + "test collections with count, isEmpty, contains or contains(where:)")
             }
         }
-        if case .null = lhs.kind, case .null = rhs.kind { return .boolean(SQLFragment(negated ? "0" : "1")) }
+        if case .null = lhs.kind, case .null = rhs.kind {
+            return .boolean(SQLFragment(negated ? dialect.falseLiteral : dialect.trueLiteral))
+        }
         if case .null = rhs.kind { return .boolean(sql("(\(lhs.fragment) \(raw: negated ? "IS NOT" : "IS") NULL)")) }
         if case .null = lhs.kind { return .boolean(sql("(\(rhs.fragment) \(raw: negated ? "IS NOT" : "IS") NULL)")) }
-        // `=` on NULL yields NULL; `IS` is SQLite's null-safe equality, needed only when one side
-        // can be nil (plain `=` keeps index use for the common case).
+        // `=` on NULL yields NULL; null-safe equality (SQLite's `IS`) is needed only when one
+        // side can be nil (plain `=` keeps index use for the common case).
         let nullSafe = lhs.isNullable || rhs.isNullable
-        let op = nullSafe ? (negated ? "IS NOT" : "IS") : (negated ? "!=" : "=")
+        let op = nullSafe ? dialect.nullSafeEquality(negated: negated) : (negated ? "!=" : "=")
         return .boolean(sql("(\(lhs.fragment) \(raw: op) \(rhs.fragment))"))
     }
 
@@ -235,18 +237,17 @@ extension PredicateTranslation {
         let left = try orderable(lhs, node), right = try orderable(rhs, node)
         let comparison = sql("(\(left) \(raw: symbol) \(right))")
         // Only a force-unwrapped nil gets here as NULL (Swift's evaluation throws then).
-        return lhs.isNullable || rhs.isNullable ? .boolean(sql("COALESCE(\(comparison), 0)")) : .boolean(comparison)
+        return lhs.isNullable || rhs.isNullable ? .boolean(dialect.nullAsFalse(comparison)) : .boolean(comparison)
     }
 
-    /// A value in a form whose SQL ordering is Swift's: Decimals are stored as text, which
-    /// orders "10" before "9", so they compare as REAL. Both sides go through SQLite's own
-    /// text-to-REAL conversion, so equal Decimals can never compare as unequal.
+    /// A value in a form whose SQL ordering is Swift's: in SQLite, Decimals are stored as
+    /// text, which orders "10" before "9" (see ``SQLDialect/orderedAsNumber(decimal:)``).
     private func orderable(_ operand: SQLOperand, _ node: Any) throws -> SQLFragment {
         guard case .scalar(let type) = operand.kind, type != .bool, type != .data else {
             throw PredicateTranslationError.unsupported(node, "SQL orders only numbers, strings, dates, "
                 + "decimals and UUIDs")
         }
-        return type == .decimal ? sql("CAST(\(operand.fragment) AS REAL)") : operand.fragment
+        return type == .decimal ? dialect.orderedAsNumber(decimal: operand.fragment) : operand.fragment
     }
 
     func arithmetic(_ lhs: SQLOperand, _ symbol: String, _ rhs: SQLOperand, _ node: Any) throws -> SQLOperand {

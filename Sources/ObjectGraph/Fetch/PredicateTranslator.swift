@@ -28,15 +28,18 @@ struct PredicateTranslator {
 
     private let schema: any PredicateSchema
     let rootEntity: String
+    /// The SQL dialect of the store the condition is for.
+    let dialect: SQLDialect
 
-    init(schema: some PredicateSchema, rootEntity: String) {
+    init(schema: some PredicateSchema, rootEntity: String, dialect: SQLDialect = .sqlite) {
         self.schema = schema
         self.rootEntity = rootEntity
+        self.dialect = dialect
     }
 
     /// The `WHERE` condition selecting the rows of `rootEntity` for which `predicate` is true.
     func translate<Root>(_ predicate: Predicate<Root>) throws -> SQLFragment {
-        let translation = PredicateTranslation(schema: schema)
+        let translation = PredicateTranslation(schema: schema, dialect: dialect)
         let root = SQLOperand(row: rootEntity, .alias(Self.rootAlias), isNullable: false)
         return try translation.withVariable(predicate.variable.key, boundTo: root) {
             try translation.condition(translation.operand(predicate.expression))
@@ -56,11 +59,13 @@ protocol SQLTranslatableExpression {
 /// A class because nested subqueries and to-many filters translate lazily and share it.
 final class PredicateTranslation {
     let schema: any PredicateSchema
+    let dialect: SQLDialect
     private var variables: [PredicateExpressions.VariableID: SQLOperand] = [:]
     private var aliasCount = 0
 
-    init(schema: any PredicateSchema) {
+    init(schema: any PredicateSchema, dialect: SQLDialect) {
         self.schema = schema
+        self.dialect = dialect
     }
 
     /// A table alias unused in this translation, so nested subqueries never shadow each other.
@@ -125,7 +130,7 @@ final class PredicateTranslation {
             throw PredicateTranslationError.unsupportedExpression(
                 description: "The predicate's condition is not a Bool expression the store can test.")
         }
-        return operand.isNullable ? sql("COALESCE(\(operand.fragment), 0)") : operand.fragment
+        return operand.isNullable ? dialect.nullAsFalse(operand.fragment) : operand.fragment
     }
 }
 
@@ -179,7 +184,7 @@ struct SQLOperand {
     init(row entity: String, _ reference: RowReference, isNullable: Bool) {
         let key: SQLFragment
         switch reference {
-        case .alias(let alias): key = SQLFragment("\(alias).\(SQLSchema.primaryKeyColumn)")
+        case .alias(let alias): key = SQLFragment("\(raw: alias).\(raw: SQLSchema.primaryKeyColumn)")
         case .key(let fragment): key = fragment
         }
         self.init(key, .row(entity: entity, reference), isNullable: isNullable)
@@ -194,30 +199,9 @@ struct SQLOperand {
 
 // MARK: - Building SQL
 
-/// SQL text with its bindings, built by interpolation so that `?` placeholders and bindings
-/// cannot drift apart: an interpolated fragment brings its bindings in text order.
-struct PredicateSQL: ExpressibleByStringInterpolation {
-    var fragment = SQLFragment("")
-
-    init(stringLiteral value: String) { fragment.sql = value }
-    init(stringInterpolation: Interpolation) { fragment = stringInterpolation.fragment }
-
-    struct Interpolation: StringInterpolationProtocol {
-        var fragment = SQLFragment("")
-        init(literalCapacity: Int, interpolationCount: Int) {
-            fragment.sql.reserveCapacity(literalCapacity + 16 * interpolationCount)
-        }
-        mutating func appendLiteral(_ literal: String) { fragment.sql += literal }
-        mutating func appendInterpolation(_ other: SQLFragment) {
-            fragment.sql += other.sql
-            fragment.bindings += other.bindings
-        }
-        /// An identifier or alias: trusted text from the schema, never user input.
-        mutating func appendInterpolation(raw text: String) { fragment.sql += text }
-    }
-}
-
-func sql(_ text: PredicateSQL) -> SQLFragment { text.fragment }
+/// The translator's nodes write `sql("(\(lhs) AND \(rhs))")`: an ``SQLFragment`` built by
+/// interpolation, its bindings in text order.
+func sql(_ fragment: SQLFragment) -> SQLFragment { fragment }
 
 // MARK: - Captured values
 

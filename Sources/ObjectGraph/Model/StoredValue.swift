@@ -5,7 +5,7 @@ import Foundation
 /// One case per attribute type, so reading a typed property is a switch, not a dynamic cast;
 /// plus the two relationship forms. Arrays of these are shared copy-on-write between the row
 /// cache and every object materialized from it, so a fetched object costs no value copies.
-enum StoredValue: Sendable, Hashable {
+package enum StoredValue: Sendable, Hashable {
     case null
     case bool(Bool)
     case int(Int64)

@@ -4,35 +4,35 @@ import Foundation
 ///
 /// A class: a save asks for its entity's table once per row, and handing out a reference
 /// costs one retain where a copy of these strings and arrays cost a dozen.
-final class EntityTable: Sendable {
-    enum Column: Sendable {
+package final class EntityTable: Sendable {
+    package enum Column: Sendable {
         case attribute(AttributeType)
         /// The destination entity's number in ``ObjectID``s.
         case toOne(destination: UInt32)
     }
 
-    let entity: String
-    let entityCode: UInt32
-    let table: String
+    package let entity: String
+    package let entityCode: UInt32
+    package let table: String
     /// Properties stored as columns of this table, by property index, in SELECT order.
-    let columns: [(index: Int, name: String, kind: Column)]
-    let propertyCount: Int
+    package let columns: [(index: Int, name: String, kind: Column)]
+    package let propertyCount: Int
     /// Indices of to-many properties (not columns).
-    let toManyIndices: [Int]
+    package let toManyIndices: [Int]
     /// `t0._pk, t0._version, t0."col", ...`
-    let selectList: String
+    package let selectList: String
     /// One row by primary key: a fault's query, made once rather than per fault.
-    let selectByKeySQL: String
-    let insertSQL: String
+    package let selectByKeySQL: String
+    package let insertSQL: String
     /// How many rows `chunkInsertSQL` inserts: at most 64, and never more parameters than
     /// the 999 every SQLite build allows.
-    let rowsPerInsert: Int
+    package let rowsPerInsert: Int
     /// `insertSQL` for `rowsPerInsert` rows at once.
-    let chunkInsertSQL: String
-    let updateSQL: String
-    let deleteSQL: String
+    package let chunkInsertSQL: String
+    package let updateSQL: String
+    package let deleteSQL: String
 
-    init(entity: EntityDescription) {
+    package init(entity: EntityDescription) {
         self.entity = entity.name
         self.entityCode = entity.code
         self.table = SQLSchema.table(entity)

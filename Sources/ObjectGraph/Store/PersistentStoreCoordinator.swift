@@ -10,19 +10,22 @@ import Synchronization
 /// ```
 ///
 /// Several coordinators may open the same SQLite file (in one process or several); they
-/// share nothing in memory, and row versions catch what one wrote under the other.
+/// share nothing in memory, and row versions catch what one wrote under the other. The
+/// coordinator speaks to its store only through ``PersistentStore``.
 public final class PersistentStoreCoordinator: Sendable {
     public let model: ManagedObjectModel
     let rowCache = RowCache()
-    let storage = Locked<SQLiteStore?>(nil)
+    let storage = Locked<(any PersistentStore)?>(nil)
     /// Temporary → permanent IDs of objects saved through this coordinator, so a context
     /// that still refers to an object by its temporary ID (its re-keying is enqueued behind
     /// the block it runs) saves it correctly.
     private let permanentIDs = Locked<[ObjectID: ObjectID]>([:])
     /// Subscribers of `remoteChanges`.
     let remoteSubscribers = Locked<[UUID: AsyncStream<RemoteChange>.Continuation]>([:])
-    /// Watches the file for other writers' commits (when the description asks for it).
+    /// Watches the store for other writers' commits (when the description asks for it).
     private let monitor = Locked<RemoteChangeMonitor?>(nil)
+    /// The store's change signal offered to the app, made at the first request.
+    private let offeredSignal = Locked<(any StoreChangeSignal)?>(nil)
 
     /// Bounds the blocks of nested private-queue contexts that run at once (see
     /// ``BlockLimiter``).
@@ -47,12 +50,29 @@ public final class PersistentStoreCoordinator: Sendable {
             throw StoreError.invalidConfiguration("postsRemoteChangeNotifications needs recordsHistory: remote changes are read from persistent history. Set both.")
         }
         if storage.withLock({ $0 != nil }) { throw StoreError.storeAlreadyAdded }
-        let store = try SQLiteStore(description, model: model)
+        try addPersistentStore(try SQLiteStore(description, model: model),
+                               postsRemoteChangeNotifications: description.postsRemoteChangeNotifications,
+                               remoteChangeCheckInterval: description.remoteChangeCheckInterval)
+    }
+
+    /// Adds a store opened by another module of the package (ObjectGraphPostgreSQL's
+    /// `PostgreSQLStore`), made for this coordinator's model.
+    ///
+    /// - Parameters:
+    ///   - postsRemoteChangeNotifications: watch the store for other writers' commits and
+    ///     announce them (``remoteChanges``); the store must record history.
+    ///   - remoteChangeCheckInterval: how often the store's change signal is read.
+    /// - Throws: ``StoreError/storeAlreadyAdded``, ``StoreError/invalidConfiguration(_:)``,
+    ///   or the store's error when it cannot be watched.
+    package func addPersistentStore(_ store: any PersistentStore, postsRemoteChangeNotifications: Bool = false,
+                                   remoteChangeCheckInterval: TimeInterval = 0.02) throws {
+        if postsRemoteChangeNotifications && !store.recordsHistory {
+            throw StoreError.invalidConfiguration("postsRemoteChangeNotifications needs a store that records history: remote changes are read from persistent history.")
+        }
         // The monitor is made before the store is published: if it cannot be, nothing was added.
         var watcher: RemoteChangeMonitor?
-        if description.postsRemoteChangeNotifications, case .sqlite = description.kind {
-            watcher = try RemoteChangeMonitor(store: store, interval: description.remoteChangeCheckInterval,
-                                              busyTimeout: description.busyTimeout)
+        if postsRemoteChangeNotifications && store.isShared {
+            watcher = try RemoteChangeMonitor(store: store, interval: remoteChangeCheckInterval)
         }
         try storage.withLock {
             if $0 != nil { throw StoreError.storeAlreadyAdded }
@@ -72,7 +92,7 @@ public final class PersistentStoreCoordinator: Sendable {
 
     /// Gives a migration's coordinator its store: one over the connection the migration
     /// holds in its transaction.
-    func attachMigrationStore(_ store: SQLiteStore) {
+    func attachMigrationStore(_ store: any PersistentStore) {
         storage.withLock { $0 = store }
     }
 
@@ -101,15 +121,35 @@ public final class PersistentStoreCoordinator: Sendable {
 
     /// The store's unique identifier (recorded in the file), nil before a store is added.
     public var storeIdentifier: UUID? { storage.withLock { $0?.identifier } }
-    /// The store file's path (":memory:" for in-memory stores).
-    public var storePath: String? { storage.withLock { $0?.path } }
+    /// The store file's path (":memory:" for in-memory stores; a server store's address).
+    public var storePath: String? { storage.withLock { $0?.location } }
     /// How many read queries the store has run (for tests and the inspector).
-    var storeReadQueryCount: Int { storage.withLock { $0?.readQueryCount.load(ordering: .relaxed) ?? 0 } }
+    var storeReadQueryCount: Int { storage.withLock { $0?.executedReadQueries ?? 0 } }
+    /// The SQL dialect fetches translate to: the store's (SQLite's before a store is added).
+    var dialect: SQLDialect { storage.withLock { $0?.dialect } ?? .sqlite }
+
+    /// A number that changes whenever another coordinator, process or server commits to the
+    /// store (see ``StoreChangeSignal``), cheap enough to read on every request: an answer is
+    /// reused for at most 2 ms. The same signal is returned at every call. An in-memory store
+    /// has one that never changes (nobody else can write to it).
+    ///
+    /// Commits of this coordinator's contexts count too, but they are better heard from the
+    /// contexts' own notifications, which come before the save returns.
+    /// - Throws: ``StoreError/noStore``, or ``StoreError`` when the store cannot be watched.
+    public func storeChangeSignal() throws -> any StoreChangeSignal {
+        let store = try requireStore()
+        return try offeredSignal.withLock { offered in
+            if let offered { return offered }
+            let made = try store.makeChangeSignal(reusingAnswersFor: .milliseconds(2))
+            offered = made
+            return made
+        }
+    }
 
     /// How many rows the row cache holds.
     public var rowCacheCount: Int { rowCache.count }
 
-    func requireStore() throws -> SQLiteStore {
+    func requireStore() throws -> any PersistentStore {
         guard let store = storage.withLock({ $0 }) else { throw StoreError.noStore }
         return store
     }

@@ -2,7 +2,7 @@ import Synchronization
 
 /// A row as last read from or written to the store: the values by property index (to-many
 /// relationships `.unloaded`) and the row version.
-struct RowSnapshot: Sendable {
+package struct RowSnapshot: Sendable {
     let values: [StoredValue]
     let version: Int64
 }

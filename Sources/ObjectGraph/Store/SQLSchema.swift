@@ -12,21 +12,16 @@ import Foundation
 /// - A many-to-many relationship has a join table (`owner`, `member`), shared by both sides.
 /// - An ordered to-many relationship keeps its order in a join table (`owner`, `member`,
 ///   `position`), beside the foreign key when the inverse is to-one.
-enum SQLSchema {
-    static let primaryKeyColumn = "_pk"
+package enum SQLSchema {
+    package static let primaryKeyColumn = "_pk"
 
-    /// `"name"` with embedded quotes doubled: an SQL identifier.
-    static func quote(_ identifier: String) -> String {
-        // Saves and relationship writes quote names per row: skip Foundation's search when
-        // there is nothing to double, which is almost always.
-        guard identifier.utf8.contains(UInt8(ascii: "\"")) else { return "\"" + identifier + "\"" }
-        return "\"" + identifier.replacingOccurrences(of: "\"", with: "\"\"") + "\""
-    }
+    /// `"name"` with embedded quotes doubled: an SQL identifier (``SQLDialect/quote(_:)``).
+    package static func quote(_ identifier: String) -> String { SQLDialect.quote(identifier) }
 
-    static func table(_ entity: EntityDescription) -> String { quote(entity.name) }
+    package static func table(_ entity: EntityDescription) -> String { quote(entity.name) }
 
     /// How a relationship is stored.
-    enum RelationshipMapping: Equatable {
+    package enum RelationshipMapping: Equatable {
         /// To-one: a column of the source table holding the destination's `_pk`.
         case foreignKey(column: String)
         /// To-many with a to-one inverse: the destination table's column holding the owner's `_pk`.
@@ -35,7 +30,7 @@ enum SQLSchema {
         case joinTable(table: String, ownerColumn: String, memberColumn: String)
     }
 
-    static func mapping(of relationship: RelationshipDescription, in entity: EntityDescription,
+    package static func mapping(of relationship: RelationshipDescription, in entity: EntityDescription,
                         model: ManagedObjectModel) -> RelationshipMapping {
         if !relationship.isToMany {
             return .foreignKey(column: quote(relationship.name))
@@ -54,7 +49,7 @@ enum SQLSchema {
 
     /// The join table of a many-to-many relationship: the same name from both sides. Column
     /// `a` holds the `_pk` of the side that sorts first.
-    static func joinTableName(entity: String, relationship: RelationshipDescription) -> (String, Bool) {
+    package static func joinTableName(entity: String, relationship: RelationshipDescription) -> (String, Bool) {
         let this = "\(entity).\(relationship.name)"
         let other = "\(relationship.destinationEntityName).\(relationship.inverseName)"
         let first = min(this, other), second = max(this, other)
@@ -63,48 +58,48 @@ enum SQLSchema {
 
     /// What the names of the compound indexes the store makes begin with: the store drops an
     /// index under this prefix when the model no longer declares it, and no other.
-    static let compoundIndexPrefix = "_og_index:"
+    package static let compoundIndexPrefix = "_og_index:"
 
     /// The name of a compound index: `_og_index:Invoice(status,issueDate)`, the same for
     /// the same declaration in every process.
-    static func compoundIndexName(entity: String, columns: [String]) -> String {
+    package static func compoundIndexName(entity: String, columns: [String]) -> String {
         "\(compoundIndexPrefix)\(entity)(\(columns.joined(separator: ",")))"
     }
 
     /// The full-text index of an entity with searchable attributes (see `SearchIndexTable`).
-    static func searchIndexName(_ entity: String) -> String { "_og_fts_\(entity)" }
+    package static func searchIndexName(_ entity: String) -> String { "_og_fts_\(entity)" }
 
     /// The join table's name, unquoted, from its two sides (`Entity.relationship`, sorted).
-    static func joinTableRawName(first: String, second: String) -> String { "_join_\(first)_\(second)" }
+    package static func joinTableRawName(first: String, second: String) -> String { "_join_\(first)_\(second)" }
 
     /// The order table of an ordered to-many relationship (`owner`, `member`, `position`).
-    static func orderTableName(entity: String, relationship: String) -> String {
+    package static func orderTableName(entity: String, relationship: String) -> String {
         quote(orderTableRawName(entity: entity, relationship: relationship))
     }
 
-    static func orderTableRawName(entity: String, relationship: String) -> String { "_order_\(entity)_\(relationship)" }
+    package static func orderTableRawName(entity: String, relationship: String) -> String { "_order_\(entity)_\(relationship)" }
 
-    static func createJoinTable(_ table: String) -> String {
+    package static func createJoinTable(_ table: String) -> String {
         "CREATE TABLE IF NOT EXISTS \(table) (\"a\" INTEGER NOT NULL, \"b\" INTEGER NOT NULL, PRIMARY KEY (\"a\", \"b\")) WITHOUT ROWID"
     }
 
-    static func createOrderTable(_ table: String) -> String {
+    package static func createOrderTable(_ table: String) -> String {
         "CREATE TABLE IF NOT EXISTS \(table) (owner INTEGER NOT NULL, member INTEGER NOT NULL, position INTEGER NOT NULL, PRIMARY KEY (owner, position)) WITHOUT ROWID"
     }
 
     /// The index on a join table's `b` column (quoted), for look-ups from that side.
-    static func joinTableIndexName(_ table: String) -> String {
+    package static func joinTableIndexName(_ table: String) -> String {
         quote(String(table.dropFirst().dropLast()) + "_b")
     }
 
     /// `CREATE [UNIQUE] INDEX IF NOT EXISTS ...` for an index's `CREATE [UNIQUE] INDEX ...`.
-    static func ifNotExists(_ createIndex: String) -> String {
+    package static func ifNotExists(_ createIndex: String) -> String {
         guard let keyword = createIndex.range(of: "INDEX ") else { return createIndex }
         return createIndex.replacingCharacters(in: keyword, with: "INDEX IF NOT EXISTS ")
     }
 
     /// The columns of an entity's table, as `CREATE TABLE` declares them.
-    static func columnDefinitions(of entity: EntityDescription) -> [String] {
+    package static func columnDefinitions(of entity: EntityDescription) -> [String] {
         var columns = ["_pk INTEGER PRIMARY KEY", "_version INTEGER NOT NULL DEFAULT 1"]
         for property in entity.properties {
             switch property {
@@ -118,7 +113,7 @@ enum SQLSchema {
 
     /// The indexes ObjectGraph keeps on an entity's table, by name (unquoted), each with the
     /// statement that creates it: to-one columns, `.indexed` attributes, uniqueness constraints.
-    static func indexes(of entity: EntityDescription) -> [(name: String, sql: String)] {
+    package static func indexes(of entity: EntityDescription) -> [(name: String, sql: String)] {
         let table = self.table(entity)
         var indexes: [(String, String)] = []
         for r in entity.relationships where !r.isToMany {

@@ -61,6 +61,21 @@ final class SQLiteConnection {
         return statement
     }
 
+    /// A cached prepared statement for the fragment's SQL, with the fragment's values bound in
+    /// order. Reset it when done (`defer { statement.reset() }`), or read it to its end.
+    func prepared(_ fragment: SQLFragment) throws -> SQLiteStatement {
+        let statement = try statement(fragment.sql)
+        statement.bind(fragment.bindings)
+        return statement
+    }
+
+    /// Runs a fragment that returns no rows (or whose rows are not read).
+    func run(_ fragment: SQLFragment) throws {
+        let statement = try prepared(fragment)
+        defer { statement.reset() }
+        try statement.run()
+    }
+
     /// A statement for SQL run once (a migration's), kept out of the cache: it is finalized
     /// when the caller lets go of it.
     func uncachedStatement(_ sql: String) throws -> SQLiteStatement {

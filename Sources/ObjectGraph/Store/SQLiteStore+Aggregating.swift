@@ -18,9 +18,8 @@ extension SQLiteStore {
         if !excluded.isEmpty { bindings.append(.string("[" + excluded.map(String.init).joined(separator: ",") + "]")) }
         readQueryCount.add(1, ordering: .relaxed)
         try pool.read { db in
-            let statement = try db.statement(sql)
+            let statement = try db.prepared(SQLFragment(sql, bindings))
             defer { statement.reset() }
-            statement.bind(bindings)
             while try statement.step() { table.add(row: statement) }
         }
     }

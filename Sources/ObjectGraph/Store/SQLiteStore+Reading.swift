@@ -91,20 +91,7 @@ extension SQLiteStore {
                       entity: EntityDescription) throws -> [(ObjectID, RowSnapshot)] {
         guard let destination = model.entity(named: relationship.destinationEntityName) else { return [] }
         let table = table(for: destination)
-        let sql: String
-        if relationship.cardinality == .orderedToMany {
-            let order = SQLSchema.orderTableName(entity: entity.name, relationship: relationship.name)
-            sql = "SELECT \(table.selectList) FROM \(order) o JOIN \(table.table) t0 ON t0._pk = o.member WHERE o.owner = ? ORDER BY o.position"
-        } else {
-            switch SQLSchema.mapping(of: relationship, in: entity, model: model) {
-            case .inverseForeignKey(_, let column):
-                sql = "SELECT \(table.selectList) FROM \(table.table) t0 WHERE t0.\(column) = ? ORDER BY t0._pk"
-            case .joinTable(let join, let owner, let member):
-                sql = "SELECT \(table.selectList) FROM \(join) j JOIN \(table.table) t0 ON t0._pk = j.\(member) WHERE j.\(owner) = ? ORDER BY t0._pk"
-            case .foreignKey:
-                return []
-            }
-        }
+        guard let sql = table.destinationsSQL(of: relationship, in: entity, model: model) else { return [] }
         readQueryCount.add(1, ordering: .relaxed)
         return try pool.read { db in
             let statement = try db.statement(sql)
@@ -121,14 +108,6 @@ extension SQLiteStore {
         "SELECT \(columns) FROM \(table.table) t0" + join
             + (condition.map { " WHERE \($0.sql)" } ?? "")
             + (orderBy.map { " ORDER BY \($0)" } ?? "")
-            + limitClause(limit: limit, offset: offset)
-    }
-
-    static func limitClause(limit: Int?, offset: Int) -> String {
-        switch (limit, offset) {
-        case (nil, 0): return ""
-        case (nil, let o): return " LIMIT -1 OFFSET \(o)"
-        case (let l?, let o): return " LIMIT \(max(0, l)) OFFSET \(max(0, o))"
-        }
+            + SQLDialect.sqlite.limitClause(limit: limit, offset: offset)
     }
 }

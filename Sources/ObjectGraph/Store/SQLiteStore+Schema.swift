@@ -170,11 +170,10 @@ extension SQLiteStore {
     static func metadata(_ key: String, in db: SQLiteConnection) throws -> String? {
         let statement: SQLiteStatement
         do {
-            statement = try db.statement("SELECT value FROM _og_metadata WHERE key = ?")
+            statement = try db.prepared("SELECT value FROM _og_metadata WHERE key = \(.string(key))")
         } catch StoreError.sqlite {
             return nil   // no metadata table
         }
-        statement.bind(.string(key), at: 1)
         defer { statement.reset() }
         return try statement.step() ? statement.string(at: 0) : nil
     }
@@ -182,12 +181,10 @@ extension SQLiteStore {
     /// Records the store's UUID and the model (its version, hash and schema).
     static func writeMetadata(_ db: SQLiteConnection, identifier: UUID, model: ManagedObjectModel) throws {
         let json = String(decoding: try JSONEncoder().encode(model.schema), as: UTF8.self)
-        let statement = try db.statement("INSERT OR REPLACE INTO _og_metadata (key, value) VALUES (?, ?)")
         for (key, value) in [("storeUUID", identifier.uuidString), ("modelHash", model.versionHash), ("modelSchema", json),
                              ("modelVersion", String(model.version))] {
-            statement.reset()
-            statement.bind([.string(key), .string(value)])
-            try statement.run()
+            try db.run(SQLDialect.sqlite.upsert(into: "_og_metadata", key: "key", columns: ["value"],
+                                                values: [.string(key), .string(value)]))
         }
     }
 
@@ -202,9 +199,8 @@ extension SQLiteStore {
                 try db.execute(SQLSchema.createOrderTable(SQLSchema.orderTableName(entity: entity.name, relationship: r.name)))
             }
         }
-        let seq = try db.statement("INSERT OR IGNORE INTO _og_sequence (entity, max) VALUES (?, 0)")
-        seq.bind([.string(entity.name)])
-        try seq.run()
+        try db.run(SQLDialect.sqlite.insertIgnoringDuplicates(
+            into: "_og_sequence", "(entity, max) VALUES (\(.string(entity.name)), 0)"))
     }
 
     /// A many-to-many relationship's join table (quoted name) and the index on its `b` column.

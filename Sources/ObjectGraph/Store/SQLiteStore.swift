@@ -6,17 +6,23 @@ import Synchronization
 /// model's schema), WAL mode, cached prepared statements, and reader connections beside the
 /// writer.
 ///
+/// It is also the in-memory store: `.inMemory()` opens an SQLite `:memory:` database, with the
+/// same SQL and behaviour as a file; its readers share the writer's connection (a second
+/// connection would open another, empty database), and nobody else can write to it.
+///
 /// Opening never changes a file it cannot use: the header and metadata are read first, and
 /// only a new file, one whose model differs by additions alone, or one of an earlier version
 /// that the description's migration plan migrates, is written to.
-final class SQLiteStore: Sendable {
+final class SQLiteStore: PersistentStore {
     let identifier: UUID
     /// `identifier`'s number in this process's ``ObjectID``s.
     let storeCode: UInt32
     let model: ManagedObjectModel
     let path: String
+    /// Whether the database is the connection's own `:memory:` one.
+    let isInMemory: Bool
     let tables: [String: EntityTable]
-    let pool: ConnectionPool
+    let pool: ConnectionPool<SQLiteConnection>
     let busyTimeout: TimeInterval
     /// The VFS every connection opens the file with (nil: the default).
     let vfs: String?
@@ -56,6 +62,7 @@ final class SQLiteStore: Sendable {
 
         let (path, isMemory) = Self.location(of: description)
         self.path = path
+        self.isInMemory = isMemory
         // A WAL with frames may hold transactions another app committed and never checkpointed.
         let walSize = isMemory ? nil : (try? FileManager.default.attributesOfItem(atPath: path + "-wal"))?[.size] as? Int
         let hadWAL = (walSize ?? 0) > 0
@@ -111,6 +118,7 @@ final class SQLiteStore: Sendable {
         self.storeCode = ObjectID.storeCode(for: identifier)
         self.model = model
         self.path = db.path
+        self.isInMemory = false
         var tables: [String: EntityTable] = [:]
         for entity in model.entities { tables[entity.name] = EntityTable(entity: entity) }
         self.tables = tables
@@ -127,5 +135,19 @@ final class SQLiteStore: Sendable {
 
     func table(for entity: EntityDescription) -> EntityTable {
         tables[entity.name] ?? EntityTable(entity: entity)
+    }
+
+    // MARK: PersistentStore
+
+    var location: String { path }
+    var isShared: Bool { !isInMemory }
+    var dialect: SQLDialect { .sqlite }
+    var executedReadQueries: Int { readQueryCount.load(ordering: .relaxed) }
+
+    /// `PRAGMA data_version` on a connection of the signal's own; an in-memory database
+    /// never changes but by this store's writes.
+    func makeChangeSignal(reusingAnswersFor interval: Duration) throws -> any StoreChangeSignal {
+        if isInMemory { return UnchangingSignal() }
+        return try SQLiteDataVersion(path: path, vfs: vfs, interval: interval)
     }
 }

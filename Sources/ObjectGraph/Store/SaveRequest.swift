@@ -1,7 +1,7 @@
 import Foundation
 
 /// What a root context's save asks the store to write, in one transaction.
-struct SaveRequest: Sendable {
+package struct SaveRequest: Sendable {
     struct Insert: Sendable {
         let id: ObjectID
         let entity: String
@@ -34,7 +34,7 @@ struct SaveRequest: Sendable {
 }
 
 /// What the store wrote.
-struct SaveResult: Sendable {
+package struct SaveResult: Sendable {
     /// Temporary ID → permanent ID of each inserted object.
     var permanentIDs: [ObjectID: ObjectID] = [:]
     /// The rows as written (IDs permanent, to-many relationships as written), with their new

@@ -24,6 +24,14 @@ public enum StoreError: Error, CustomStringConvertible, Sendable, Equatable {
     case fullTextSearchUnavailable(path: String)
     /// SQLite reported an error.
     case sqlite(code: Int32, message: String, sql: String?)
+    /// A database server (PostgreSQL) reported an error, with its SQLSTATE code
+    /// (``PostgreSQLState`` names the ones ObjectGraph acts on).
+    case server(sqlState: String, message: String, sql: String?)
+    /// The database server cannot be reached (down, restarting, the network). Nothing of the
+    /// transaction under way was written; retry when it is back.
+    case unreachable(location: String, reason: String)
+    /// The store cannot do this (yet); the message says what.
+    case unsupported(String)
 
     /// SQLite's extended result code of a `.sqlite` error (``SQLiteResultCode`` names the
     /// ones ObjectGraph acts on).
@@ -39,8 +47,10 @@ public enum StoreError: Error, CustomStringConvertible, Sendable, Equatable {
         case .busy: return 134110
         case .incompatibleModel: return 134100
         case .storeAlreadyAdded, .noStore, .invalidConfiguration: return 134020
-        case .fullTextSearchUnavailable: return 134080
+        case .fullTextSearchUnavailable, .unsupported: return 134080
         case .sqlite(let code, _, _): return Int(code)
+        case .server: return 134060
+        case .unreachable: return 134110
         }
     }
 
@@ -66,8 +76,27 @@ public enum StoreError: Error, CustomStringConvertible, Sendable, Equatable {
             return "\(path) cannot be opened with this model: it declares .searchable attributes, which need SQLite's full-text search (FTS5), and the SQLite library this process uses was built without it (PRAGMA compile_options lacks ENABLE_FTS5). Use an SQLite built with FTS5 (Debian's libsqlite3 is), or remove .searchable from the model. Nothing was written to the file."
         case .sqlite(let code, let message, let sql):
             return "SQLite error \(code): \(message)" + (sql.map { " in \($0)" } ?? "")
+        case .server(let state, let message, let sql):
+            return "The database server reported an error (SQLSTATE \(state)): \(message)" + (sql.map { " in \($0)" } ?? "")
+        case .unreachable(let location, let reason):
+            return "The database server at \(location) cannot be reached (\(reason)); nothing was written. Retry when it is back."
+        case .unsupported(let what):
+            return "The store cannot do this: \(what)"
         }
     }
+}
+
+/// PostgreSQL's SQLSTATE codes ObjectGraph acts on, by name (never by message text).
+public enum PostgreSQLState {
+    /// A unique index refused a row (`unique_violation`).
+    public static let uniqueViolation = "23505"
+    /// A serializable transaction could not be ordered with another (`serialization_failure`).
+    public static let serializationFailure = "40001"
+    /// Two transactions waited for each other (`deadlock_detected`).
+    public static let deadlockDetected = "40P01"
+    /// The server is shutting down or starting (`admin_shutdown`, `cannot_connect_now`).
+    public static let adminShutdown = "57P01"
+    public static let cannotConnectNow = "57P03"
 }
 
 /// SQLite result codes ObjectGraph acts on, by name (never by number or message text). The

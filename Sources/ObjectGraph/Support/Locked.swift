@@ -13,17 +13,17 @@ import Foundation
 /// as a race (four threads appending under one `Mutex` are enough; Swift 6.3.1). ObjectGraph's
 /// tests run under ThreadSanitizer in CI, and a checker that cries wolf hides the real races.
 /// `NSLock` is a pthread mutex, which ThreadSanitizer follows.
-final class Locked<Value>: @unchecked Sendable {
+package final class Locked<Value>: @unchecked Sendable {
     // @unchecked Sendable: `value` is only touched between `lock()` and `unlock()`.
     fileprivate let lock = NSLock()
     private var value: Value
 
-    init(_ value: Value) {
+    package init(_ value: Value) {
         self.value = value
     }
 
     /// Runs `body` with the value, holding the lock; never call it again from inside `body`.
-    func withLock<Result, Failure: Error>(_ body: (inout Value) throws(Failure) -> Result) throws(Failure) -> Result {
+    package func withLock<Result, Failure: Error>(_ body: (inout Value) throws(Failure) -> Result) throws(Failure) -> Result {
         lock.lock()
         defer { lock.unlock() }
         return try body(&value)

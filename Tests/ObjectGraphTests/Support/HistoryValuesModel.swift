@@ -49,6 +49,10 @@ enum HistoryValuesStack {
         return coordinator
     }
 
+    static func coordinator(_ location: StoreLocation) throws -> PersistentStoreCoordinator {
+        try location.coordinator(model: model, recordsHistory: true)
+    }
+
     static func context(_ coordinator: PersistentStoreCoordinator, author: String? = nil,
                         name: String? = nil) -> ManagedObjectContext {
         let context = ManagedObjectContext(.privateQueue, coordinator: coordinator, name: name)

@@ -64,7 +64,7 @@ enum SearchStack {
     }
 
     static func store(of coordinator: PersistentStoreCoordinator) throws -> SQLiteStore {
-        try coordinator.requireStore()
+        try coordinator.requireSQLiteStore()
     }
 
     /// Saves a client and its invoices (identifier, notes) in `context`; returns their IDs.

@@ -81,7 +81,7 @@ extension PersistentStoreCoordinator {
             }
         }
         if !failures.isEmpty { throw BatchError.invalidRows(failures) }
-        let filter = try request.predicate.map { try sqlCondition(for: $0, entity: entity) }
+        let filter = try request.predicate.map { try sqlCondition(for: $0, entity: entity, dialect: store.dialect) }
         let outcome = try store.batchUpdate(entity, where: filter, values: values, author: author, contextName: contextName)
         for id in outcome.updated { rowCache.invalidate(id) }
         // Old and new destinations of a changed to-one: their to-many inverse changed too.
@@ -100,10 +100,10 @@ extension PersistentStoreCoordinator {
                                                author: String? = nil, contextName: String? = nil) throws -> BatchResult {
         let entity = try batchEntity(Entity.self)
         let store = try batchStore()
-        let selection: SQLiteStore.DeleteSelection
+        let selection: BatchDeleteSelection
         switch request.selection {
         case .predicate(let predicate):
-            selection = .condition(try predicate.map { try sqlCondition(for: $0, entity: entity) })
+            selection = .condition(try predicate.map { try sqlCondition(for: $0, entity: entity, dialect: store.dialect) })
         case .objectIDs(let ids):
             selection = .keys(try ids.map { id in
                 guard id.entityName == entity.name, id.storeIdentifier == store.identifier, let pk = id.primaryKey else {
@@ -130,13 +130,15 @@ extension PersistentStoreCoordinator {
         return entity
     }
 
-    private func batchStore() throws -> SQLiteStore {
+    private func batchStore() throws -> any PersistentStore {
         do { return try requireStore() } catch let error as StoreError { throw BatchError.storeFailure(error) }
     }
 
-    private func sqlCondition<Entity: ManagedObject>(for predicate: Predicate<Entity>, entity: EntityDescription) throws -> SQLFragment {
+    private func sqlCondition<Entity: ManagedObject>(for predicate: Predicate<Entity>, entity: EntityDescription,
+                                                     dialect: SQLDialect) throws -> SQLFragment {
         do {
-            return try PredicateTranslator(schema: ModelPredicateSchema(model: model), rootEntity: entity.name).translate(predicate)
+            return try PredicateTranslator(schema: ModelPredicateSchema(model: model), rootEntity: entity.name,
+                                           dialect: dialect).translate(predicate)
         } catch {
             throw BatchError.untranslatablePredicate("\(error)")
         }

@@ -1,16 +1,6 @@
 import CSQLite
 import Foundation
 
-/// What a batch wrote, by entity, before it becomes a ``BatchResult``.
-struct BatchOutcome: Sendable {
-    var inserted: [ObjectID] = []
-    var updated: [ObjectID] = []
-    var deleted: [ObjectID] = []
-    /// Objects of other entities whose to-many inverse the batch changed.
-    var related: [ObjectID] = []
-    var historyToken: PersistentHistoryToken?
-}
-
 /// Batch inserts, updates and deletes: plain SQL over the entity tables, in one write
 /// transaction with their persistent history, so they are all or nothing like a save.
 extension SQLiteStore {
@@ -41,14 +31,14 @@ extension SQLiteStore {
                 pending.append((nextKey, values))
                 outcome.inserted.append(ObjectID(entityName: entity.name, key: .permanent(store: identifier, primaryKey: nextKey)))
                 try history?.append(HistoryRecord(entity: entity.name, primaryKey: nextKey, kind: .insert,
-                                                  values: Self.historyValues(of: entity, old: nil, new: values)))
+                                                  values: HistoryRecord.values(of: entity, old: nil, new: values)))
                 nextKey += 1
                 if pending.count == table.rowsPerInsert {
-                    try insert(pending, into: table, in: db)
+                    try uniquenessChecked(entity, inserting: pending, in: db) { try insert(pending, into: table, in: db) }
                     pending.removeAll(keepingCapacity: true)
                 }
             }
-            try insert(pending, into: table, in: db)
+            try uniquenessChecked(entity, inserting: pending, in: db) { try insert(pending, into: table, in: db) }
             try finish()
             // Unused reserved keys are simply skipped: keys are never reused anyway.
             outcome.historyToken = history?.finish()
@@ -60,16 +50,21 @@ extension SQLiteStore {
     private func insert(_ rows: [(key: Int64, values: [StoredValue])], into table: EntityTable,
                         in db: SQLiteConnection) throws {
         guard !rows.isEmpty else { return }
-        let chunked = rows.count == table.rowsPerInsert
-        let statement = try db.statement(chunked ? table.chunkInsertSQL : table.insertSQL)
-        for (n, row) in rows.enumerated() {
-            if !chunked { statement.reset() }
-            let base = chunked ? Int32(n * (table.columns.count + 1)) : 0
-            statement.bind(.int(row.key), at: base + 1)
-            for (c, column) in table.columns.enumerated() { statement.bind(row.values[column.index], at: base + Int32(c + 2)) }
-            if !chunked { try statement.run() }
+        // Each row's key, then its columns: the values of `insertSQL`, repeated in `chunkInsertSQL`.
+        func bindings(_ rows: ArraySlice<(key: Int64, values: [StoredValue])>) -> [StoredValue] {
+            var bindings: [StoredValue] = []
+            bindings.reserveCapacity(rows.count * (table.columns.count + 1))
+            for row in rows {
+                bindings.append(.int(row.key))
+                for column in table.columns { bindings.append(row.values[column.index]) }
+            }
+            return bindings
         }
-        if chunked { try statement.run() }
+        if rows.count == table.rowsPerInsert {
+            try db.run(SQLFragment(table.chunkInsertSQL, bindings(rows[...])))
+        } else {
+            for n in rows.indices { try db.run(SQLFragment(table.insertSQL, bindings(rows[n...n]))) }
+        }
     }
 
     /// Sets `values` (column property index → value) on the rows matching `condition`.
@@ -81,36 +76,29 @@ extension SQLiteStore {
         try batchWrite { db in
             var outcome = BatchOutcome()
             let table = SQLSchema.table(entity)
-            let assignments = values.map { ", \(SQLSchema.quote(entity.properties[$0.0].name)) = ?" }.joined()
-            let filter = condition.map { " WHERE _pk IN (SELECT t0._pk FROM \(table) t0 WHERE \($0.sql))" } ?? ""
-            // Destinations that lose rows through a changed to-one (the new one gains them).
-            var related: [(entity: String, pk: Int64, inverse: String)] = []
-            for (index, value) in values {
-                guard case .relationship(let r) = entity.properties[index] else { continue }
-                let column = SQLSchema.quote(r.name)
-                let old = try db.statement("SELECT DISTINCT \(column) FROM \(table)\(filter.isEmpty ? " WHERE" : "\(filter) AND") \(column) IS NOT NULL")
-                old.bind(condition?.bindings ?? [])
-                while try old.step() { related.append((r.destinationEntityName, old.int(at: 0), r.inverseName)) }
-                old.reset()
-                if case .reference(let id) = value, let pk = id.primaryKey {
-                    related.append((r.destinationEntityName, pk, r.inverseName))
-                }
+            let assignments = values.map { index, value -> SQLFragment in
+                ", \(raw: SQLSchema.quote(entity.properties[index].name)) = \(value)"
             }
+            let filter: SQLFragment = condition.map { " WHERE _pk IN (SELECT t0._pk FROM \(raw: table) t0 WHERE \($0))" } ?? ""
+            let related = try destinationsLosingRows(entity, values: values, filter: filter, in: db)
             let recorded = recordsHistory ? values.map(\.0).filter { entity.historyValueIndices.contains($0) } : []
             // The update's own filter, so the rows read are the rows it changes.
-            let oldValues = try currentValues(of: entity, properties: recorded, filter: filter,
-                                              bindings: condition?.bindings ?? [], in: db)
-            let statement = try db.statement("UPDATE \(table) SET _version = _version + 1\(assignments)\(filter) RETURNING _pk")
-            defer { statement.reset() }
-            statement.bind(values.map(\.1) + (condition?.bindings ?? []))
-            var keys: [Int64] = []
-            while try statement.step() { keys.append(statement.int(at: 0)) }
-            statement.reset()
-            outcome.updated = keys.map { ObjectID(entityName: entity.name, key: .permanent(store: identifier, primaryKey: $0)) }
+            let oldValues = try currentValues(of: entity, properties: recorded, filter: filter, in: db)
+            let update: SQLFragment = """
+                UPDATE \(raw: table) SET _version = _version + 1\(assignments.joined(separator: ""))\(filter) RETURNING _pk
+                """
+            let keys = try uniquenessChecked(entity, update: values, where: condition, in: db) { () throws -> [Int64] in
+                let statement = try db.prepared(update)
+                defer { statement.reset() }
+                var keys: [Int64] = []
+                while try statement.step() { keys.append(statement.int(at: 0)) }
+                return keys
+            }
+            outcome.updated = keys.map { objectID(entity.name, primaryKey: $0) }
             var seen = Set<ObjectID>()
             var relatedRecords: [HistoryRecord] = []
             for (destination, pk, inverse) in related where !keys.isEmpty {
-                let id = ObjectID(entityName: destination, key: .permanent(store: identifier, primaryKey: pk))
+                let id = objectID(destination, primaryKey: pk)
                 guard seen.insert(id).inserted else { continue }
                 outcome.related.append(id)
                 relatedRecords.append(HistoryRecord(entity: destination, primaryKey: pk, kind: .update, updated: [inverse]))
@@ -127,6 +115,26 @@ extension SQLiteStore {
         }
     }
 
+    /// The destinations of to-one relationships the update sets that lose rows (their old
+    /// destinations) or gain them (the new one): their to-many inverse changes too.
+    private func destinationsLosingRows(_ entity: EntityDescription, values: [(Int, StoredValue)], filter: SQLFragment,
+                                        in db: SQLiteConnection) throws -> [(entity: String, pk: Int64, inverse: String)] {
+        var related: [(entity: String, pk: Int64, inverse: String)] = []
+        for (index, value) in values {
+            guard case .relationship(let r) = entity.properties[index] else { continue }
+            let column = SQLSchema.quote(r.name)
+            let rows: SQLFragment = filter.sql.isEmpty ? " WHERE" : "\(filter) AND"
+            let old = try db.prepared(
+                "SELECT DISTINCT \(raw: column) FROM \(raw: SQLSchema.table(entity))\(rows) \(raw: column) IS NOT NULL")
+            defer { old.reset() }
+            while try old.step() { related.append((r.destinationEntityName, old.int(at: 0), r.inverseName)) }
+            if case .reference(let id) = value, let pk = id.primaryKey {
+                related.append((r.destinationEntityName, pk, r.inverseName))
+            }
+        }
+        return related
+    }
+
     /// The values history records for one row of a batch update: old → new of each recorded
     /// property the update set and changed.
     private static func batchValues(_ entity: EntityDescription, set values: [(Int, StoredValue)], recorded: [Int],
@@ -138,21 +146,14 @@ extension SQLiteStore {
         }
     }
 
-    /// Runs `body` in a write transaction, turning SQLite's errors into batch errors.
+    /// Runs `body` in a write transaction, turning the store's errors into batch errors. (A
+    /// broken uniqueness constraint of the model was named by the statement that broke it:
+    /// see ``uniquenessChecked(_:inserting:in:_:)``.)
     func batchWrite(_ body: (SQLiteConnection) throws -> BatchOutcome) throws -> BatchOutcome {
         do {
             return try pool.write { db in try db.transaction { try body(db) } }
         } catch let error as StoreError {
-            guard case .sqlite(let code, let message, _) = error, code == SQLiteResultCode.constraintUnique else {
-                throw BatchError.storeFailure(error)
-            }
-            // SQLite's message ("UNIQUE constraint failed: Client.email") is the only place
-            // a batch learns the columns from; saves find them by lookup instead.
-            let detail = message.components(separatedBy: ": ").last ?? message
-            let pairs = detail.components(separatedBy: ", ").map { $0.components(separatedBy: ".") }
-            throw BatchError.uniquenessViolation(entity: pairs.first?.first ?? "object",
-                                                 properties: pairs.compactMap { $0.count == 2 ? $0[1] : nil },
-                                                 message: message)
+            throw BatchError.storeFailure(error)
         }
     }
 }

@@ -9,12 +9,7 @@ import Foundation
 /// link rows removed, and the rows deleted. Everything runs in one transaction: a refusal
 /// leaves the file as it was.
 extension SQLiteStore {
-    enum DeleteSelection {
-        case condition(SQLFragment?)
-        case keys([Int64])
-    }
-
-    func batchDelete(_ entity: EntityDescription, _ selection: DeleteSelection,
+    func batchDelete(_ entity: EntityDescription, _ selection: BatchDeleteSelection,
                      author: String?, contextName: String?) throws -> BatchOutcome {
         if case .condition(let condition) = selection, !needsRules(entity) {
             return try batchWrite { db in try directDelete(entity, where: condition, author: author, contextName: contextName, in: db) }
@@ -42,20 +37,17 @@ extension SQLiteStore {
     }
 
     /// Puts the keys of the request's rows in `temp._og_batch`.
-    private func select(_ selection: DeleteSelection, of entity: EntityDescription, in db: SQLiteConnection) throws {
+    private func select(_ selection: BatchDeleteSelection, of entity: EntityDescription, in db: SQLiteConnection) throws {
         let table = SQLSchema.table(entity)
         switch selection {
         case .condition(let condition):
-            let select = try db.statement("INSERT INTO temp._og_batch (entity, pk) SELECT ?, t0._pk FROM \(table) t0"
-                                          + (condition.map { " WHERE \($0.sql)" } ?? ""))
-            select.bind([.string(entity.name)] + (condition?.bindings ?? []))
-            try select.run()
+            let filter: SQLFragment = condition.map { " WHERE \($0)" } ?? ""
+            try db.run("INSERT INTO temp._og_batch (entity, pk) SELECT \(.string(entity.name)), t0._pk FROM \(raw: table) t0\(filter)")
         case .keys(let keys):
-            let insert = try db.statement("INSERT OR IGNORE INTO temp._og_batch (entity, pk) SELECT ?, _pk FROM \(table) WHERE _pk = ?")
             for key in keys {
-                insert.reset()
-                insert.bind([.string(entity.name), .int(key)])
-                try insert.run()
+                try db.run(dialect.insertIgnoringDuplicates(into: "temp._og_batch", """
+                    (entity, pk) SELECT \(.string(entity.name)), _pk FROM \(raw: table) WHERE _pk = \(.int(key))
+                    """))
             }
         }
     }
@@ -65,12 +57,11 @@ extension SQLiteStore {
                                    in db: SQLiteConnection) throws {
         for (other, column, relationshipName) in try nullifiedReferences(to: e) {
             let cleared = try clearedReferences(other, relationship: relationshipName, to: e, in: db)
-            let update = try db.statement("""
-                UPDATE \(SQLSchema.table(other)) SET \(column) = NULL, _version = _version + 1
-                WHERE \(column) IN (SELECT pk FROM temp._og_batch WHERE entity = ?)
-                  AND _pk NOT IN (SELECT pk FROM temp._og_batch WHERE entity = ?) RETURNING _pk
+            let update = try db.prepared("""
+                UPDATE \(raw: SQLSchema.table(other)) SET \(raw: column) = NULL, _version = _version + 1
+                WHERE \(raw: column) IN (SELECT pk FROM temp._og_batch WHERE entity = \(.string(e.name)))
+                  AND _pk NOT IN (SELECT pk FROM temp._og_batch WHERE entity = \(.string(other.name))) RETURNING _pk
                 """)
-            update.bind([.string(e.name), .string(other.name)])
             while try update.step() {
                 let pk = update.int(at: 0)
                 outcome.updated.append(ObjectID(entityName: other.name, key: .permanent(store: identifier, primaryKey: pk)))
@@ -85,10 +76,10 @@ extension SQLiteStore {
     private func deleteRows(of e: EntityDescription, outcome: inout BatchOutcome, history: inout HistoryWriter?,
                             in db: SQLiteConnection) throws {
         let oldRows = history == nil ? [:] : try batchOldValues(e, in: db)
-        let delete = try db.statement("""
-            DELETE FROM \(SQLSchema.table(e)) WHERE _pk IN (SELECT pk FROM temp._og_batch WHERE entity = ?) RETURNING _pk
+        let delete = try db.prepared("""
+            DELETE FROM \(raw: SQLSchema.table(e)) WHERE _pk IN (SELECT pk FROM temp._og_batch WHERE entity = \(.string(e.name)))
+            RETURNING _pk
             """)
-        delete.bind(.string(e.name), at: 1)
         var keys: [Int64] = []
         while try delete.step() { keys.append(delete.int(at: 0)) }
         delete.reset()
@@ -98,8 +89,8 @@ extension SQLiteStore {
             let old = oldRows[pk] ?? [:]
             let row = e.properties.indices.map { old[$0] ?? .unloaded }
             try history?.append(HistoryRecord(entity: e.name, primaryKey: pk, kind: .delete,
-                                              tombstone: Self.tombstone(of: e, row: row),
-                                              values: old.isEmpty ? [] : Self.historyValues(of: e, old: row, new: nil)))
+                                              tombstone: HistoryRecord.tombstone(of: e, row: row),
+                                              values: old.isEmpty ? [] : HistoryRecord.values(of: e, old: row, new: nil)))
         }
     }
 
@@ -125,10 +116,9 @@ extension SQLiteStore {
     private func directDelete(_ entity: EntityDescription, where condition: SQLFragment?, author: String?,
                               contextName: String?, in db: SQLiteConnection) throws -> BatchOutcome {
         let table = SQLSchema.table(entity)
-        let filter = condition.map { " WHERE _pk IN (SELECT t0._pk FROM \(table) t0 WHERE \($0.sql))" } ?? ""
-        let statement = try db.statement("DELETE FROM \(table)\(filter) RETURNING _pk")
+        let filter: SQLFragment = condition.map { " WHERE _pk IN (SELECT t0._pk FROM \(raw: table) t0 WHERE \($0))" } ?? ""
+        let statement = try db.prepared("DELETE FROM \(raw: table)\(filter) RETURNING _pk")
         defer { statement.reset() }
-        statement.bind(condition?.bindings ?? [])
         var outcome = BatchOutcome()
         var keys: [Int64] = []
         while try statement.step() { keys.append(statement.int(at: 0)) }
@@ -148,26 +138,29 @@ extension SQLiteStore {
             for e in try batchEntities(in: db) {
                 for r in e.relationships where r.deleteRule == .cascade {
                     guard let destination = model.entity(named: r.destinationEntityName) else { continue }
-                    let sql = "INSERT OR IGNORE INTO temp._og_batch (entity, pk) " + destinationsSQL(of: r, in: e, destination: destination)
-                    let statement = try db.statement(sql)
-                    statement.bind([.string(destination.name), .string(e.name)])
-                    try statement.run()
+                    try db.run(dialect.insertIgnoringDuplicates(
+                        into: "temp._og_batch", "(entity, pk) \(destinations(of: r, in: e, destination: destination))"))
                     if db.changes > 0 { added = true }
                 }
             }
         }
     }
 
-    /// `SELECT ?, <destination pk> ... WHERE <source in the batch, entity = ?>`.
-    private func destinationsSQL(of r: RelationshipDescription, in e: EntityDescription, destination: EntityDescription) -> String {
-        let batch = "(SELECT pk FROM temp._og_batch WHERE entity = ?)"
+    /// `SELECT <destination's name> AS entity, <destination pk> AS pk ... WHERE <source in the batch>`.
+    private func destinations(of r: RelationshipDescription, in e: EntityDescription,
+                              destination: EntityDescription) -> SQLFragment {
+        let name = StoredValue.string(destination.name)
+        let batch: SQLFragment = "(SELECT pk FROM temp._og_batch WHERE entity = \(.string(e.name)))"
         switch SQLSchema.mapping(of: r, in: e, model: model) {
         case .foreignKey(let column):
-            return "SELECT ? AS entity, s.\(column) AS pk FROM \(SQLSchema.table(e)) s WHERE s._pk IN \(batch) AND s.\(column) IS NOT NULL"
+            return """
+                SELECT \(name) AS entity, s.\(raw: column) AS pk FROM \(raw: SQLSchema.table(e)) s
+                WHERE s._pk IN \(batch) AND s.\(raw: column) IS NOT NULL
+                """
         case .inverseForeignKey(let destinationTable, let column):
-            return "SELECT ? AS entity, d._pk AS pk FROM \(destinationTable) d WHERE d.\(column) IN \(batch)"
+            return "SELECT \(name) AS entity, d._pk AS pk FROM \(raw: destinationTable) d WHERE d.\(raw: column) IN \(batch)"
         case .joinTable(let join, let owner, let member):
-            return "SELECT ? AS entity, j.\(member) AS pk FROM \(join) j WHERE j.\(owner) IN \(batch)"
+            return "SELECT \(name) AS entity, j.\(raw: member) AS pk FROM \(raw: join) j WHERE j.\(raw: owner) IN \(batch)"
         }
     }
 
@@ -190,10 +183,10 @@ extension SQLiteStore {
                 let inverse = destination.relationship(named: r.inverseName)
                 let nullifiesRequired = r.deleteRule == .nullify && inverse.map { !$0.isToMany && $0.isRequired } == true
                 guard r.deleteRule == .deny || nullifiesRequired else { continue }
-                let sql = "SELECT COUNT(*) FROM (\(destinationsSQL(of: r, in: e, destination: destination))) x "
-                    + "WHERE x.pk NOT IN (SELECT pk FROM temp._og_batch WHERE entity = x.entity)"
-                let statement = try db.statement(sql)
-                statement.bind([.string(destination.name), .string(e.name)])
+                let statement = try db.prepared("""
+                    SELECT COUNT(*) FROM (\(destinations(of: r, in: e, destination: destination))) x
+                    WHERE x.pk NOT IN (SELECT pk FROM temp._og_batch WHERE entity = x.entity)
+                    """)
                 _ = try statement.step()
                 let count = Int(statement.int(at: 0))
                 statement.reset()
@@ -220,27 +213,19 @@ extension SQLiteStore {
 
     /// Join-table and order-table rows of the batch's objects of `e`, on both sides.
     private func removeLinks(of e: EntityDescription, in db: SQLiteConnection) throws {
-        let batch = "(SELECT pk FROM temp._og_batch WHERE entity = ?)"
+        let batch: SQLFragment = "(SELECT pk FROM temp._og_batch WHERE entity = \(.string(e.name)))"
         for r in e.relationships where r.isToMany {
-            var statements: [String] = []
             if case .joinTable(let join, let owner, _) = SQLSchema.mapping(of: r, in: e, model: model) {
-                statements.append("DELETE FROM \(join) WHERE \(owner) IN \(batch)")
+                try db.run("DELETE FROM \(raw: join) WHERE \(raw: owner) IN \(batch)")
             }
             if r.cardinality == .orderedToMany {
-                statements.append("DELETE FROM \(SQLSchema.orderTableName(entity: e.name, relationship: r.name)) WHERE owner IN \(batch)")
-            }
-            for sql in statements {
-                let statement = try db.statement(sql)
-                statement.bind(.string(e.name), at: 1)
-                try statement.run()
+                try db.run("DELETE FROM \(raw: SQLSchema.orderTableName(entity: e.name, relationship: r.name)) WHERE owner IN \(batch)")
             }
         }
         // Membership in other objects' ordered relationships.
         for other in model.entities {
             for r in other.relationships where r.cardinality == .orderedToMany && r.destinationEntityName == e.name {
-                let statement = try db.statement("DELETE FROM \(SQLSchema.orderTableName(entity: other.name, relationship: r.name)) WHERE member IN \(batch)")
-                statement.bind(.string(e.name), at: 1)
-                try statement.run()
+                try db.run("DELETE FROM \(raw: SQLSchema.orderTableName(entity: other.name, relationship: r.name)) WHERE member IN \(batch)")
             }
         }
     }
@@ -252,8 +237,9 @@ extension SQLiteStore {
             if case .attribute(let a) = e.properties[$0] { return a.isPreservedInHistoryOnDeletion } else { return false }
         }
         let indices = Array(Set(preserved + e.historyValueIndices)).sorted()
-        return try currentValues(of: e, properties: indices, filter: "WHERE t0._pk IN (SELECT pk FROM temp._og_batch WHERE entity = ?)",
-                                 bindings: [.string(e.name)], in: db)
+        return try currentValues(of: e, properties: indices,
+                                 filter: "WHERE t0._pk IN (SELECT pk FROM temp._og_batch WHERE entity = \(.string(e.name)))",
+                                 in: db)
     }
 
     /// The old → nil values of a to-one relationship of `other` that records values, for the
@@ -263,9 +249,9 @@ extension SQLiteStore {
         guard recordsHistory, let index = other.propertyIndexByName[name], other.historyValueIndices.contains(index) else { return [:] }
         let column = "t0.\(SQLSchema.quote(name))"
         let rows = try currentValues(of: other, properties: [index], filter: """
-            WHERE \(column) IN (SELECT pk FROM temp._og_batch WHERE entity = ?)
-              AND t0._pk NOT IN (SELECT pk FROM temp._og_batch WHERE entity = ?)
-            """, bindings: [.string(e.name), .string(other.name)], in: db)
+            WHERE \(raw: column) IN (SELECT pk FROM temp._og_batch WHERE entity = \(.string(e.name)))
+              AND t0._pk NOT IN (SELECT pk FROM temp._og_batch WHERE entity = \(.string(other.name)))
+            """, in: db)
         return rows.compactMapValues { row in row[index].map { HistoryValueRecord(index: index, old: $0, new: .null) } }
     }
 }

@@ -63,7 +63,7 @@ public final class PersistentHistoryConsumer: Sendable {
         try store.requireHistory()
         let cursor: PersistentHistoryToken
         if let stored = try store.cursor(named: name) {
-            try store.pool.read { try store.validate(stored, in: $0) }
+            try store.validate(stored)
             cursor = stored
         } else {
             cursor = try coordinator.currentHistoryToken()
@@ -117,14 +117,10 @@ public final class PersistentHistoryConsumer: Sendable {
             if state.withLock({ $0.isUnregistered }) { throw PersistentHistoryError.consumerUnregistered(name) }
             let store = try coordinator.requireStore()
             let after = cursor
-            // One read transaction: the latest token and the transactions agree. Own
-            // transactions are skipped, so the cursor moves to the latest token.
-            let (transactions, latest) = try store.pool.read { db in
-                try db.transaction(immediate: false) {
-                    (try store.history(after: after, limit: nil, excludingOwn: !includesOwnTransactions, in: db),
-                     try store.currentHistoryToken(in: db))
-                }
-            }
+            // Read together: the latest token and the transactions agree. Own transactions
+            // are skipped, so the cursor moves to the latest token.
+            let (transactions, latest) = try store.history(after: after, limit: nil,
+                                                           excludingOwn: !includesOwnTransactions)
             if !transactions.isEmpty { await merge(transactions) }
             state.withLock {
                 $0.cursor = max($0.cursor, transactions.last?.token ?? after, latest)

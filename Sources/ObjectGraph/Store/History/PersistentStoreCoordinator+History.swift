@@ -22,7 +22,7 @@ extension PersistentStoreCoordinator {
     public func currentHistoryToken() throws -> PersistentHistoryToken {
         let store = try requireStore()
         try store.requireHistory()
-        return try store.pool.read { try store.currentHistoryToken(in: $0) }
+        return try store.currentHistoryToken()
     }
 
     /// The transactions after `token` (every one still kept when nil), oldest first.
@@ -32,9 +32,7 @@ extension PersistentStoreCoordinator {
     public func history(after token: PersistentHistoryToken?, limit: Int? = nil) throws -> [PersistentHistoryTransaction] {
         let store = try requireStore()
         try store.requireHistory()
-        return try store.pool.read { db in
-            try db.transaction(immediate: false) { try store.history(after: token, limit: limit, in: db) }
-        }
+        return try store.history(after: token, limit: limit, excludingOwn: false).transactions
     }
 
     /// The transactions that changed one object, newest first by default, each holding only
@@ -64,11 +62,7 @@ extension PersistentStoreCoordinator {
                         startingAfter token: PersistentHistoryToken? = nil) throws -> [PersistentHistoryTransaction] {
         let store = try requireStore()
         try store.requireHistory()
-        return try store.pool.read { db in
-            try db.transaction(immediate: false) {
-                try store.history(of: objectID, order: order, limit: limit, startingAfter: token, in: db)
-            }
-        }
+        return try store.history(of: objectID, order: order, limit: limit, startingAfter: token)
     }
 
     /// Deletes the history up to and including the transaction `token` marks (what a holder

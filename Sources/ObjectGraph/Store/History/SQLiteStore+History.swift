@@ -1,17 +1,6 @@
 import CSQLite
 import Foundation
 
-/// One object's change as a save or batch request writes it, before it is recorded.
-struct HistoryRecord: Sendable {
-    let entity: String
-    let primaryKey: Int64
-    let kind: PersistentHistoryChange.Kind
-    var updated: [String] = []
-    var tombstone: [String: StoredValue]?
-    /// The values of the entity's properties that record them (see `SQLiteStore.historyValues`).
-    var values: [HistoryValueRecord] = []
-}
-
 /// A row of `_og_history_change`, read with `SQLiteStore.historyChangeColumns`.
 struct HistoryChangeRow {
     let id: Int64
@@ -90,16 +79,14 @@ extension SQLiteStore {
     }
 
     static func metadataValue(_ key: String, in db: SQLiteConnection) throws -> String? {
-        let statement = try db.statement("SELECT value FROM _og_metadata WHERE key = ?")
+        let statement = try db.prepared("SELECT value FROM _og_metadata WHERE key = \(.string(key))")
         defer { statement.reset() }
-        statement.bind(.string(key), at: 1)
         return try statement.step() ? statement.string(at: 0) : nil
     }
 
     static func setMetadataValue(_ key: String, _ value: String, in db: SQLiteConnection) throws {
-        let statement = try db.statement("INSERT OR REPLACE INTO _og_metadata (key, value) VALUES (?, ?)")
-        statement.bind([.string(key), .string(value)])
-        try statement.run()
+        try db.run(SQLDialect.sqlite.upsert(into: "_og_metadata", key: "key", columns: ["value"],
+                                            values: [.string(key), .string(value)]))
     }
 
     // MARK: Writing
@@ -120,45 +107,40 @@ extension SQLiteStore {
 
     static func insertHistoryTransaction(author: String?, contextName: String?, writerIdentity: String,
                                          in db: SQLiteConnection) throws -> Int64 {
-        let transaction = try db.statement(
-            "INSERT INTO _og_history_transaction (timestamp, author, context, pid, coordinator) VALUES (?, ?, ?, ?, ?)")
-        transaction.bind([.double(Date().timeIntervalSince1970), author.map(StoredValue.string) ?? .null,
-                          contextName.map(StoredValue.string) ?? .null, .int(Int64(getpid())), .string(writerIdentity)])
-        try transaction.run()
+        try db.run("""
+            INSERT INTO _og_history_transaction (timestamp, author, context, pid, coordinator)
+            VALUES (\(values: [.double(Date().timeIntervalSince1970), author.map(StoredValue.string) ?? .null,
+                              contextName.map(StoredValue.string) ?? .null, .int(Int64(getpid())), .string(writerIdentity)]))
+            """)
         return sqlite3_last_insert_rowid(db.handle)
-    }
-
-    /// The values of the attributes a deleted row keeps in history (nil when none are
-    /// declared), taken from the row as it was before the delete.
-    static func tombstone(of entity: EntityDescription, row: [StoredValue]) -> [String: StoredValue]? {
-        var values: [String: StoredValue] = [:]
-        for index in entity.attributeIndices {
-            guard case .attribute(let a) = entity.properties[index], a.isPreservedInHistoryOnDeletion,
-                  let value = row[safe: index] else { continue }
-            values[a.name] = value
-        }
-        return values.isEmpty ? nil : values
-    }
-
-    /// The names of the properties whose values differ from `base` (unloaded to-many
-    /// relationships count as unchanged).
-    static func changedProperties(_ values: [StoredValue], from base: [StoredValue], entity: EntityDescription) -> [String] {
-        var names: [String] = []
-        for (i, property) in entity.properties.enumerated() where i < values.count {
-            if case .unloaded = values[i] { continue }
-            if i < base.count, case .unloaded = base[i], case .relationship = property {
-                if case .references = values[i] { names.append(property.name) }
-                continue
-            }
-            if i >= base.count || !ManagedObject.sameValue(values[i], base[i]) { names.append(property.name) }
-        }
-        return names
     }
 
     // MARK: Reading
 
-    func requireHistory() throws {
-        if !recordsHistory { throw PersistentHistoryError.notRecorded(path: path) }
+    func currentHistoryToken() throws -> PersistentHistoryToken {
+        try pool.read { try currentHistoryToken(in: $0) }
+    }
+
+    func history(after token: PersistentHistoryToken?, limit: Int?,
+                 excludingOwn: Bool) throws -> (transactions: [PersistentHistoryTransaction], latest: PersistentHistoryToken) {
+        try pool.read { db in
+            try db.transaction(immediate: false) {
+                (try history(after: token, limit: limit, excludingOwn: excludingOwn, in: db), try currentHistoryToken(in: db))
+            }
+        }
+    }
+
+    func history(of objectID: ObjectID, order: HistoryOrder, limit: Int?,
+                 startingAfter token: PersistentHistoryToken?) throws -> [PersistentHistoryTransaction] {
+        try pool.read { db in
+            try db.transaction(immediate: false) {
+                try history(of: objectID, order: order, limit: limit, startingAfter: token, in: db)
+            }
+        }
+    }
+
+    func validate(_ token: PersistentHistoryToken) throws {
+        try pool.read { try validate(token, in: $0) }
     }
 
     /// The token of the last transaction (0 when none was ever written).
@@ -190,12 +172,11 @@ extension SQLiteStore {
                  in db: SQLiteConnection) throws -> [PersistentHistoryTransaction] {
         if let token { try validate(token, in: db) }
         let after = token?.transactionNumber ?? 0
-        let transactions = try db.statement("""
+        let transactions = try db.prepared("""
             SELECT number, timestamp, author, context, pid, coordinator FROM _og_history_transaction
-            WHERE number > ? ORDER BY number\(limit.map { " LIMIT \(max(0, $0))" } ?? "")
+            WHERE number > \(.int(after)) ORDER BY number\(raw: limit.map { " LIMIT \(max(0, $0))" } ?? "")
             """)
         defer { transactions.reset() }
-        transactions.bind(.int(after), at: 1)
         var headers: [(Int64, Date, String?, String?, Int32)] = []
         while try transactions.step() {
             if excludingOwn && transactions.string(at: 5) == writerIdentity { continue }
@@ -214,11 +195,11 @@ extension SQLiteStore {
 
     private func historyChanges(from first: Int64, through last: Int64,
                                 in db: SQLiteConnection) throws -> [Int64: [PersistentHistoryChange]] {
-        let statement = try db.statement("""
-            SELECT \(Self.historyChangeColumns) FROM _og_history_change c WHERE c.txn BETWEEN ? AND ? ORDER BY c.id
+        let statement = try db.prepared("""
+            SELECT \(raw: Self.historyChangeColumns) FROM _og_history_change c
+            WHERE c.txn BETWEEN \(.int(first)) AND \(.int(last)) ORDER BY c.id
             """)
         defer { statement.reset() }
-        statement.bind([.int(first), .int(last)])
         var rows: [HistoryChangeRow] = []
         while try statement.step() {
             if let row = HistoryChangeRow(statement) { rows.append(row) }
@@ -240,16 +221,13 @@ extension SQLiteStore {
         var kinds: [Int64: PersistentHistoryChange.Kind] = [:]
         for row in rows { kinds[row.id] = row.kind }
         let values = try historyValues(of: kinds, contiguous: contiguous, in: db)
-        let tombstones = try db.statement("SELECT attribute, value FROM _og_history_tombstone WHERE change = ?")
-        defer { tombstones.reset() }
         return try rows.map { row in
             let id = ObjectID(entityName: row.entity, key: .permanent(store: identifier, primaryKey: row.pk))
             let updated = row.updated.map { Set($0.split(separator: ",").map(String.init)) } ?? []
             let entity = model.entity(named: row.entity)
             var tombstone: Tombstone?
             if row.kind == .delete, let entity, entity.attributes.contains(where: \.isPreservedInHistoryOnDeletion) {
-                tombstone = try self.tombstone(change: row.id, entity: entity, values: values[row.id] ?? [:],
-                                               statement: tombstones)
+                tombstone = try self.tombstone(change: row.id, entity: entity, values: values[row.id] ?? [:], in: db)
             }
             return PersistentHistoryChange(objectID: id, kind: row.kind, updatedProperties: updated, tombstone: tombstone,
                                            values: values[row.id] ?? [:])
@@ -259,9 +237,9 @@ extension SQLiteStore {
     /// A delete's tombstone: the values kept for it, and the old values of preserved
     /// attributes that record values (stored there once, not twice).
     private func tombstone(change: Int64, entity: EntityDescription, values: [String: HistoryValueChange],
-                           statement: SQLiteStatement) throws -> Tombstone? {
-        statement.reset()
-        statement.bind(.int(change), at: 1)
+                           in db: SQLiteConnection) throws -> Tombstone? {
+        let statement = try db.prepared("SELECT attribute, value FROM _og_history_tombstone WHERE change = \(.int(change))")
+        defer { statement.reset() }
         var kept: [String: StoredValue] = [:]
         while try statement.step() {
             guard let name = statement.string(at: 0), let attribute = entity.attribute(named: name) else { continue }

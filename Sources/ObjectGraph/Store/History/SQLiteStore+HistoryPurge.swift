@@ -19,14 +19,7 @@ extension SQLiteStore {
                 if !lowest.isNull(at: 0) { through = min(through, lowest.int(at: 0)) }
                 let purged = try purgedThrough(in: db)
                 guard through > purged else { return purged }
-                for sql in ["DELETE FROM _og_history_tombstone WHERE change IN (SELECT id FROM _og_history_change WHERE txn <= ?)",
-                            "DELETE FROM _og_history_value WHERE change IN (SELECT id FROM _og_history_change WHERE txn <= ?)",
-                            "DELETE FROM _og_history_change WHERE txn <= ?",
-                            "DELETE FROM _og_history_transaction WHERE number <= ?"] {
-                    let statement = try db.statement(sql)
-                    statement.bind(.int(through), at: 1)
-                    try statement.run()
-                }
+                for statement in HistoryStatements.purge(through: through) { try db.run(statement) }
                 try Self.setMetadataValue("historyPurgedThrough", String(through), in: db)
                 return through
             }
@@ -35,24 +28,13 @@ extension SQLiteStore {
 
     func cursor(named consumer: String) throws -> PersistentHistoryToken? {
         try pool.read { db in
-            let statement = try db.statement("SELECT number FROM _og_history_cursor WHERE consumer = ?")
+            let statement = try db.prepared(HistoryStatements.cursor(named: consumer))
             defer { statement.reset() }
-            statement.bind(.string(consumer), at: 1)
             return try statement.step() ? PersistentHistoryToken(storeIdentifier: identifier, transactionNumber: statement.int(at: 0)) : nil
         }
     }
 
     func setCursor(named consumer: String, to token: PersistentHistoryToken?) throws {
-        try pool.write { db in
-            let statement: SQLiteStatement
-            if let token {
-                statement = try db.statement("INSERT OR REPLACE INTO _og_history_cursor (consumer, number, updated) VALUES (?, ?, ?)")
-                statement.bind([.string(consumer), .int(token.transactionNumber), .double(Date().timeIntervalSince1970)])
-            } else {
-                statement = try db.statement("DELETE FROM _og_history_cursor WHERE consumer = ?")
-                statement.bind(.string(consumer), at: 1)
-            }
-            try statement.run()
-        }
+        try pool.write { db in try db.run(HistoryStatements.setCursor(named: consumer, to: token, dialect: dialect)) }
     }
 }

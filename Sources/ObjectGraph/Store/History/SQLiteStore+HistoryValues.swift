@@ -1,24 +1,15 @@
 import CSQLite
 import Foundation
 
-/// One property's values in a change, before it is recorded: `old` nil for inserts, `new`
-/// nil for deletes.
-struct HistoryValueRecord: Sendable {
-    /// The property's index in its entity.
-    let index: Int
-    let old: StoredValue?
-    let new: StoredValue?
-}
-
 /// The type a value was recorded with, kept beside it in `_og_history_value.type`, so a value
 /// reads back typed even when its property has left the model. The numbers are part of the
 /// file format: never renumber them.
-enum HistoryValueType: Int64 {
+package enum HistoryValueType: Int64 {
     case string = 1, int = 2, int64 = 3, double = 4, bool = 5, date = 6, decimal = 7, uuid = 8, data = 9
     /// A to-one relationship: the destination's primary key, its entity in `destination`.
     case reference = 16
 
-    init(_ type: AttributeType) {
+    package init(_ type: AttributeType) {
         switch type {
         case .string: self = .string
         case .int: self = .int
@@ -32,7 +23,7 @@ enum HistoryValueType: Int64 {
         }
     }
 
-    var attributeType: AttributeType? {
+    package var attributeType: AttributeType? {
         switch self {
         case .string: return .string
         case .int: return .int
@@ -54,21 +45,6 @@ enum HistoryValueType: Int64 {
 /// stored once, beside its type. The table is keyed by (change, property) without a rowid:
 /// one B-tree, no second index to keep, and a large text goes to overflow pages once.
 extension SQLiteStore {
-    /// The values history records for a change of `entity`: every recording property's new
-    /// value (insert, `old` nil), old value (delete, `new` nil), or, when both are given,
-    /// old and new of each recording property whose value differs.
-    static func historyValues(of entity: EntityDescription, old: [StoredValue]?, new: [StoredValue]?) -> [HistoryValueRecord] {
-        var records: [HistoryValueRecord] = []
-        for index in entity.historyValueIndices {
-            let before = old.flatMap { $0[safe: index] }, after = new.flatMap { $0[safe: index] }
-            // A side that should be there and is not (a short base) is left out, not invented.
-            if (old != nil && before == nil) || (new != nil && after == nil) { continue }
-            if let before, let after, ManagedObject.sameValue(before, after) { continue }
-            records.append(HistoryValueRecord(index: index, old: before, new: after))
-        }
-        return records
-    }
-
     // MARK: Writing
 
     static let valueInsertSQL =
@@ -80,18 +56,15 @@ extension SQLiteStore {
                       with statement: SQLiteStatement) throws {
         for value in values {
             guard let property = entity.properties[safe: value.index] else { continue }
-            statement.reset()
-            statement.bind(.int(change), at: 1)
-            statement.bind(.string(property.name), at: 2)
+            let (type, destination): (HistoryValueType, StoredValue)
             switch property {
-            case .attribute(let a):
-                statement.bind(.int(HistoryValueType(a.type).rawValue), at: 3)
-            case .relationship(let r):
-                statement.bind(.int(HistoryValueType.reference.rawValue), at: 3)
-                statement.bind(.string(r.destinationEntityName), at: 4)
+            case .attribute(let a): (type, destination) = (HistoryValueType(a.type), .null)
+            case .relationship(let r): (type, destination) = (.reference, .string(r.destinationEntityName))
             }
-            statement.bind(value.old ?? .null, at: 5)
-            statement.bind(value.new ?? .null, at: 6)
+            statement.reset()
+            // In `valueInsertSQL`'s order: change, property, type, destination, old, new.
+            statement.bind([.int(change), .string(property.name), .int(type.rawValue), destination,
+                            value.old ?? .null, value.new ?? .null])
             try statement.run()
         }
     }
@@ -101,13 +74,12 @@ extension SQLiteStore {
     /// The current values of some properties (attributes and to-one relationships) of the
     /// rows `filter` selects, by primary key: what a batch reads before it changes them.
     /// - Parameter filter: SQL after `FROM <table> t0`, such as `WHERE t0._pk IN (...)`.
-    func currentValues(of entity: EntityDescription, properties indices: [Int], filter: String,
-                       bindings: [StoredValue], in db: SQLiteConnection) throws -> [Int64: [Int: StoredValue]] {
+    func currentValues(of entity: EntityDescription, properties indices: [Int], filter: SQLFragment,
+                       in db: SQLiteConnection) throws -> [Int64: [Int: StoredValue]] {
         guard !indices.isEmpty else { return [:] }
         let columns = indices.map { "t0.\(SQLSchema.quote(entity.properties[$0].name))" }.joined(separator: ", ")
-        let statement = try db.statement("SELECT t0._pk, \(columns) FROM \(SQLSchema.table(entity)) t0 \(filter)")
+        let statement = try db.prepared("SELECT t0._pk, \(raw: columns) FROM \(raw: SQLSchema.table(entity)) t0 \(filter)")
         defer { statement.reset() }
-        statement.bind(bindings)
         var result: [Int64: [Int: StoredValue]] = [:]
         while try statement.step() {
             var row: [Int: StoredValue] = [:]
@@ -155,16 +127,9 @@ extension SQLiteStore {
             statement.reset()
         }
         if contiguous {
-            let statement = try db.statement("\(columns) WHERE change BETWEEN ? AND ?")
-            statement.bind([.int(first), .int(last)])
-            try read(statement)
+            try read(try db.prepared("\(raw: columns) WHERE change BETWEEN \(.int(first)) AND \(.int(last))"))
         } else {
-            let statement = try db.statement("\(columns) WHERE change = ?")
-            for id in kinds.keys {
-                statement.reset()
-                statement.bind(.int(id), at: 1)
-                try read(statement)
-            }
+            for id in kinds.keys { try read(try db.prepared("\(raw: columns) WHERE change = \(.int(id))")) }
         }
         return result
     }

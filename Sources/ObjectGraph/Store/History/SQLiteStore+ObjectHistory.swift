@@ -37,9 +37,10 @@ extension SQLiteStore {
         }
         // A temporary ID names no row yet, so nothing of it is in the history.
         guard let pk = objectID.primaryKey, limit.map({ $0 > 0 }) ?? true else { return [] }
-        let statement = try db.statement(Self.objectHistorySQL(order: order, bounded: token != nil))
+        let statement = try db.prepared(SQLFragment(Self.objectHistorySQL(order: order, bounded: token != nil),
+                                                    [.string(objectID.entityName), .int(pk)]
+                                                        + (token.map { [.int($0.transactionNumber)] } ?? [])))
         defer { statement.reset() }
-        statement.bind([.string(objectID.entityName), .int(pk)] + (token.map { [.int($0.transactionNumber)] } ?? []))
         var rows: [HistoryChangeRow] = []
         var headers: [(number: Int64, timestamp: Date, author: String?, context: String?, pid: Int32)] = []
         while try statement.step() {

@@ -1,0 +1,156 @@
+import Foundation
+
+/// Where the SQL of ObjectGraph's stores differs between SQLite and PostgreSQL, in one place.
+///
+/// Everything else (the predicate translator, fetch and aggregate plans, the stores'
+/// statements) is written once, in what the two dialects share, and asks its dialect for these
+/// pieces only:
+///
+/// | | SQLite | PostgreSQL |
+/// | --- | --- | --- |
+/// | identifiers | `"name"`, `"` doubled | the same |
+/// | booleans | `1`, `0` (stored as integers) | `TRUE`, `FALSE` |
+/// | null-safe equality | `IS`, `IS NOT` | `IS NOT DISTINCT FROM`, `IS DISTINCT FROM` |
+/// | substring test | `instr(text, part) > 0` | `position(part IN text) > 0` |
+/// | case-insensitive substring | `instr(lower(…), lower(…)) > 0` | `position(lower(…) IN lower(…)) > 0` |
+/// | case-insensitive order | `x COLLATE NOCASE` | `lower(x)` |
+/// | Decimal order | `CAST(x AS REAL)` (stored as text) | `x` (stored as `NUMERIC`) |
+/// | offset without limit | `LIMIT -1 OFFSET n` | `OFFSET n` |
+/// | insert unless present | `INSERT OR IGNORE INTO …` | `INSERT INTO … ON CONFLICT DO NOTHING` |
+/// | insert or replace by key | `INSERT OR REPLACE INTO …` | `… ON CONFLICT (key) DO UPDATE SET …` |
+/// | keys left out of a query | `NOT IN (SELECT value FROM json_each(?))` | `NOT IN (SELECT … json_array_elements_text(?::json))` |
+///
+/// Neither `LIKE` (SQLite: ASCII case folded, `%` and `_` to escape) nor `ILIKE` (PostgreSQL
+/// only) is used: `lower()` and a position test mean the same in both, with nothing to escape.
+/// `RETURNING` is the same in both (SQLite has it since 3.35) and needs no entry.
+package struct SQLDialect: Sendable, Hashable, CustomStringConvertible {
+    /// The database engines ObjectGraph speaks to.
+    package enum Engine: String, Sendable, Hashable {
+        case sqlite = "SQLite"
+        case postgreSQL = "PostgreSQL"
+    }
+
+    package let engine: Engine
+
+    package static let sqlite = SQLDialect(engine: .sqlite)
+    package static let postgreSQL = SQLDialect(engine: .postgreSQL)
+
+    package var description: String { engine.rawValue }
+
+    // MARK: Identifiers
+
+    /// `"name"` with embedded quotes doubled: an identifier, the same in both dialects.
+    package static func quote(_ identifier: String) -> String {
+        // Saves and relationship writes quote names per row: skip Foundation's search when
+        // there is nothing to double, which is almost always.
+        guard identifier.utf8.contains(UInt8(ascii: "\"")) else { return "\"" + identifier + "\"" }
+        return "\"" + identifier.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+    }
+
+    // MARK: Booleans
+
+    /// The literal of a condition that always holds.
+    package var trueLiteral: String { engine == .sqlite ? "1" : "TRUE" }
+    /// The literal of a condition that never holds.
+    package var falseLiteral: String { engine == .sqlite ? "0" : "FALSE" }
+
+    /// `condition`, false where it is NULL: SQL's three-valued logic would make `NOT (NULL)`
+    /// NULL (not true) where Swift's two-valued logic gives true.
+    package func nullAsFalse(_ condition: SQLFragment) -> SQLFragment {
+        "COALESCE(\(condition), \(raw: falseLiteral))"
+    }
+
+    // MARK: Comparisons
+
+    /// The operator of null-safe equality (nil equals nil; nil differs from every value).
+    package func nullSafeEquality(negated: Bool) -> String {
+        switch engine {
+        case .sqlite: negated ? "IS NOT" : "IS"
+        case .postgreSQL: negated ? "IS DISTINCT FROM" : "IS NOT DISTINCT FROM"
+        }
+    }
+
+    /// A Decimal column or value in a form SQL orders as numbers.
+    package func orderedAsNumber(decimal expression: SQLFragment) -> SQLFragment {
+        switch engine {
+        // Stored as canonical text, which orders "10" before "9"; both sides go through
+        // SQLite's own text-to-REAL conversion, so equal Decimals never compare unequal.
+        case .sqlite: "CAST(\(expression) AS REAL)"
+        case .postgreSQL: expression
+        }
+    }
+
+    // MARK: Strings and bytes
+
+    /// Whether `text` contains `part` (text in text, or bytes in bytes), case-sensitively.
+    package func contains(_ text: SQLFragment, _ part: SQLFragment) -> SQLFragment {
+        switch engine {
+        case .sqlite: "(instr(\(text), \(part)) > 0)"
+        case .postgreSQL: "(position(\(part) IN \(text)) > 0)"
+        }
+    }
+
+    /// Whether `text` contains `part`, ignoring case as the engine's `lower()` folds it
+    /// (SQLite: ASCII only; PostgreSQL: the database's locale).
+    package func containsIgnoringCase(_ text: SQLFragment, _ part: SQLFragment) -> SQLFragment {
+        contains("lower(\(text))", "lower(\(part))")
+    }
+
+    /// A sort key compared without regard to ASCII case.
+    package func caseInsensitiveSortKey(_ expression: String) -> String {
+        switch engine {
+        case .sqlite: expression + " COLLATE NOCASE"
+        case .postgreSQL: "lower(\(expression))"
+        }
+    }
+
+    // MARK: Paging
+
+    /// ` LIMIT … OFFSET …`, or nothing when neither applies.
+    package func limitClause(limit: Int?, offset: Int) -> String {
+        switch (limit, offset) {
+        case (nil, 0): ""
+        case (nil, let o): engine == .sqlite ? " LIMIT -1 OFFSET \(o)" : " OFFSET \(max(0, o))"
+        case (let l?, let o): " LIMIT \(max(0, l)) OFFSET \(max(0, o))"
+        }
+    }
+
+    // MARK: Writes
+
+    /// `INSERT INTO <table> <rest>` that skips rows whose key or unique values are present.
+    /// `rest` is the column list and the `VALUES` or `SELECT` (with a `WHERE`: SQLite needs
+    /// one to tell the `SELECT`'s end from an `ON CONFLICT` clause).
+    package func insertIgnoringDuplicates(into table: String, _ rest: SQLFragment) -> SQLFragment {
+        switch engine {
+        case .sqlite: "INSERT OR IGNORE INTO \(raw: table) \(rest)"
+        case .postgreSQL: "INSERT INTO \(raw: table) \(rest) ON CONFLICT DO NOTHING"
+        }
+    }
+
+    /// `INSERT INTO <table> (<key>, <columns>) VALUES (…)` that replaces the row holding the
+    /// same `key`. For tables no other row refers to (metadata, cursors): SQLite's `REPLACE`
+    /// deletes the old row first.
+    package func upsert(into table: String, key: String, columns: [String], values: [StoredValue]) -> SQLFragment {
+        let names = ([key] + columns).joined(separator: ", ")
+        var placeholders = SQLFragment("")
+        for (n, value) in values.enumerated() { placeholders = n == 0 ? "\(value)" : "\(placeholders), \(value)" }
+        switch engine {
+        case .sqlite:
+            return "INSERT OR REPLACE INTO \(raw: table) (\(raw: names)) VALUES (\(placeholders))"
+        case .postgreSQL:
+            let updates = columns.map { "\($0) = excluded.\($0)" }.joined(separator: ", ")
+            return "INSERT INTO \(raw: table) (\(raw: names)) VALUES (\(placeholders)) ON CONFLICT (\(raw: key)) DO UPDATE SET \(raw: updates)"
+        }
+    }
+
+    // MARK: Key lists
+
+    /// `<column> NOT IN (…)` over a JSON array of integer keys bound as one text parameter,
+    /// so the statement is the same (and cached) however many keys there are.
+    package func excludesKeys(_ column: String) -> String {
+        switch engine {
+        case .sqlite: "\(column) NOT IN (SELECT value FROM json_each(?))"
+        case .postgreSQL: "\(column) NOT IN (SELECT value::bigint FROM json_array_elements_text(?::json))"
+        }
+    }
+}

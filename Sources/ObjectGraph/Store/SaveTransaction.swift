@@ -1,0 +1,250 @@
+import Foundation
+
+/// One root save written to a store, inside the transaction the store opened for it: the
+/// inserts, then the updates, then the deletes, then the history record. Any error leaves
+/// the transaction to be rolled back: all of the save, or nothing. What to write is decided
+/// here, for every store; the store's ``SaveWriter`` runs the statements.
+///
+/// History records the values of properties that record them as they reach the file: old
+/// values are the row the write replaced (the context's base when the row was at the version
+/// it read, the file's row when a merge policy wrote over a newer one), so a chain of nested
+/// saves records once, what the root wrote.
+///
+/// Optimistic locking: an update or delete names the row version its context read
+/// (`UPDATE … WHERE _pk = ? AND _version = ?`); a row found at another version is a
+/// conflict, resolved by the request's merge policy (``RowMerge``).
+package struct SaveTransaction<Writer: SaveWriter> {
+    let writer: Writer
+    let request: SaveRequest
+    private(set) var result = SaveResult()
+    private var history: [HistoryRecord] = []
+    private var conflicts: [MergeConflict] = []
+    /// Inserts that became an existing row (an upsert under a trump policy): the row.
+    private var upserts: [ObjectID: RowSnapshot] = [:]
+
+    package init(writer: Writer, request: SaveRequest) {
+        self.writer = writer
+        self.request = request
+    }
+
+    /// Writes the whole request.
+    /// - Throws: ``SaveError/mergeConflict(_:)`` (every conflict of the save),
+    ///   ``SaveError/uniquenessViolation(_:)``, ``StoreError``.
+    package mutating func run() throws -> SaveResult {
+        try assignPermanentKeys()
+        try findUpserts()
+        for insert in request.inserts { try write(insert) }
+        for update in request.updates { try write(update) }
+        for delete in request.deletes { try write(delete) }
+        if !conflicts.isEmpty { throw SaveError.mergeConflict(conflicts) }
+        if writer.recordsHistory && !history.isEmpty {
+            result.historyToken = try writer.recordHistory(history, author: request.author,
+                                                           contextName: request.contextName)
+        }
+        return result
+    }
+
+    // MARK: Keys
+
+    /// Permanent keys for the inserts that do not have one yet, reserved in one step per entity.
+    private mutating func assignPermanentKeys() throws {
+        var temporary: [SaveRequest.Insert] = []
+        for insert in request.inserts where insert.id.isTemporaryID {
+            // Made permanent earlier (`obtainPermanentIDs(for:)`): its key is reserved already.
+            if let reserved = request.resolveTemporaryID(insert.id) {
+                result.permanentIDs[insert.id] = reserved
+            } else {
+                temporary.append(insert)
+            }
+        }
+        let needKeys = Dictionary(grouping: temporary, by: \.entity)
+        for (name, inserts) in needKeys {
+            guard let entity = writer.model.entity(named: name) else { continue }
+            for (insert, pk) in zip(inserts, try writer.reserveKeys(entity, count: inserts.count)) {
+                result.permanentIDs[insert.id] = objectID(name, primaryKey: pk)
+            }
+        }
+    }
+
+    /// Under the trump policies, an insert whose unique key already exists in the store
+    /// becomes that row: ours updates it, or the store's row is adopted as it is.
+    private mutating func findUpserts() throws {
+        guard RowMerge.resolveInsert(policy: request.mergePolicy) != .refuse else { return }
+        for insert in request.inserts {
+            guard let entity = writer.model.entity(named: insert.entity), !entity.uniquenessIndices.isEmpty,
+                  let (pk, row) = try writer.existingRow(matchingUniqueKeysOf: insert.values, entity: entity)
+            else { continue }
+            result.permanentIDs[insert.id] = objectID(insert.entity, primaryKey: pk)
+            upserts[insert.id] = row
+        }
+    }
+
+    private func objectID(_ entity: String, primaryKey: Int64) -> ObjectID {
+        ObjectID(entityName: entity, key: .permanent(store: writer.storeIdentifier, primaryKey: primaryKey))
+    }
+
+    private func permanent(_ id: ObjectID) throws -> ObjectID {
+        if !id.isTemporaryID { return id }
+        if let p = result.permanentIDs[id] ?? request.resolveTemporaryID(id) { return p }
+        throw SaveError.temporaryIDOutsideHierarchy(id)
+    }
+
+    /// The values with every reference made permanent.
+    private func resolved(_ values: [StoredValue]) throws -> [StoredValue] {
+        var out = values
+        for i in out.indices {
+            switch out[i] {
+            case .reference(let id): out[i] = .reference(try permanent(id))
+            case .references(let ids): out[i] = .references(try ids.map(permanent))
+            default: break
+            }
+        }
+        return out
+    }
+
+    private mutating func record(_ make: @autoclosure () -> HistoryRecord) {
+        if writer.recordsHistory { history.append(make()) }
+    }
+
+    // MARK: Inserts
+
+    private mutating func write(_ insert: SaveRequest.Insert) throws {
+        guard let entity = writer.model.entity(named: insert.entity) else { return }
+        let id = try permanent(insert.id)
+        let values = try resolved(insert.values)
+        guard let pk = id.primaryKey else { throw SaveError.temporaryIDOutsideHierarchy(id) }
+        if let existing = upserts[insert.id] {
+            try writeUpsert(id: id, pk: pk, values: values, existing: existing, entity: entity)
+            return
+        }
+        try uniquenessChecked(id: id, pk: pk, values: values, entity: entity) {
+            try writer.insert(entity, primaryKey: pk, values: values)
+        }
+        try writer.writeToMany(entity, primaryKey: pk, values: values, base: nil)
+        result.written[id] = RowSnapshot(values: values, version: 1)
+        record(HistoryRecord(entity: entity.name, primaryKey: pk, kind: .insert,
+                             values: HistoryRecord.values(of: entity, old: nil, new: values)))
+    }
+
+    private mutating func writeUpsert(id: ObjectID, pk: Int64, values: [StoredValue], existing: RowSnapshot,
+                                      entity: EntityDescription) throws {
+        if RowMerge.resolveInsert(policy: request.mergePolicy) == .adoptTheirs {
+            result.rolledBack[id] = existing      // the store's row wins; we adopt it
+            return
+        }
+        guard try writer.update(entity, primaryKey: pk, values: values, expected: existing.version, only: nil) else {
+            throw writer.busyError()
+        }
+        result.written[id] = RowSnapshot(values: values, version: existing.version + 1)
+        record(HistoryRecord(entity: entity.name, primaryKey: pk, kind: .update,
+                             updated: HistoryRecord.changedProperties(values, from: existing.values, entity: entity),
+                             values: HistoryRecord.values(of: entity, old: existing.values, new: values)))
+    }
+
+    // MARK: Updates
+
+    private mutating func write(_ update: SaveRequest.Update) throws {
+        guard let entity = writer.model.entity(named: update.entity), let pk = update.id.primaryKey else { return }
+        let values = try resolved(update.values)
+        // The stored columns (to-many relationships have none) that the save changed, ascending.
+        let changed = entity.properties.indices.filter { i in
+            if case .relationship(let r) = entity.properties[i], r.isToMany { return false }
+            return i >= update.base.count || PropertyMerge.changedByUs(base: update.base[i], ours: update.values[i])
+        }
+        let wrote = try uniquenessChecked(id: update.id, pk: pk, values: values, entity: entity) {
+            try writer.update(entity, primaryKey: pk, values: values, expected: update.expectedVersion, only: changed)
+        }
+        // What the row held before this write: the base, since the row is at the version the
+        // base was read at when the first write succeeds (versions change with every write).
+        var written = (values: values, version: update.expectedVersion + 1, old: update.base)
+        if !wrote {
+            guard let rewritten = try writeOverChangedRow(update, values: values, pk: pk, entity: entity) else { return }
+            written = rewritten
+        }
+        try writer.writeToMany(entity, primaryKey: pk, values: written.values, base: update.base)
+        result.written[update.id] = RowSnapshot(values: written.values, version: written.version)
+        record(HistoryRecord(entity: entity.name, primaryKey: pk, kind: .update,
+                             updated: HistoryRecord.changedProperties(written.values, from: update.base, entity: entity),
+                             values: HistoryRecord.values(of: entity, old: written.old, new: written.values)))
+    }
+
+    /// The row changed or vanished since the context read it: resolves by the merge policy
+    /// (``RowMerge``) and writes over the store's row. Nil when nothing is written: a conflict
+    /// was recorded, or our changes were dropped for the store's row.
+    private mutating func writeOverChangedRow(_ update: SaveRequest.Update, values: [StoredValue], pk: Int64,
+                                              entity: EntityDescription) throws
+        -> (values: [StoredValue], version: Int64, old: [StoredValue])? {
+        guard let theirs = try writer.currentRow(entity, primaryKey: pk) else {
+            if RowMerge.refusesUpdateOfDeletedRow(policy: request.mergePolicy) {
+                conflicts.append(MergeConflict(objectID: update.id, deletedElsewhere: true,
+                                               expectedVersion: update.expectedVersion, foundVersion: nil, properties: []))
+            } else {
+                result.rolledBack[update.id] = .some(nil)
+            }
+            return nil
+        }
+        let merged: [StoredValue]
+        switch RowMerge.resolve(base: update.base, ours: values, theirs: theirs.values, entity: entity,
+                                policy: request.mergePolicy) {
+        case .write(let values):
+            merged = values
+        case .keepTheirs:
+            result.rolledBack[update.id] = theirs
+            return nil
+        case .conflict(let properties):
+            conflicts.append(MergeConflict(objectID: update.id, deletedElsewhere: false,
+                                           expectedVersion: update.expectedVersion, foundVersion: theirs.version,
+                                           properties: properties))
+            return nil
+        }
+        let rewrote = try uniquenessChecked(id: update.id, pk: pk, values: merged, entity: entity) {
+            try writer.update(entity, primaryKey: pk, values: merged, expected: theirs.version, only: nil)
+        }
+        guard rewrote else { throw writer.busyError() }
+        return (merged, theirs.version + 1, theirs.values)
+    }
+
+    // MARK: Deletes
+
+    private mutating func write(_ delete: SaveRequest.Delete) throws {
+        guard let entity = writer.model.entity(named: delete.entity), let pk = delete.id.primaryKey else { return }
+        // The row before it goes, for the tombstone and the old values history keeps.
+        let keepsValues = !entity.historyValueIndices.isEmpty || entity.attributes.contains(where: \.isPreservedInHistoryOnDeletion)
+        let row = writer.recordsHistory && keepsValues ? try writer.currentRow(entity, primaryKey: pk)?.values : nil
+        let deleted = try writer.delete(entity, primaryKey: pk, expected: delete.expectedVersion)
+        if !deleted, let theirs = try writer.currentRow(entity, primaryKey: pk) {
+            // Changed since read: `.error` refuses; the other policies delete it anyway.
+            if !RowMerge.deletesChangedRow(policy: request.mergePolicy) {
+                conflicts.append(MergeConflict(objectID: delete.id, deletedElsewhere: false,
+                                               expectedVersion: delete.expectedVersion, foundVersion: theirs.version,
+                                               properties: []))
+                return
+            }
+            _ = try writer.delete(entity, primaryKey: pk, expected: nil)
+        }
+        try writer.deleteLinks(entity, primaryKey: pk)
+        result.deleted.insert(delete.id)
+        record(HistoryRecord(entity: entity.name, primaryKey: pk, kind: .delete,
+                             tombstone: row.flatMap { HistoryRecord.tombstone(of: entity, row: $0) },
+                             values: row.map { HistoryRecord.values(of: entity, old: $0, new: nil) } ?? []))
+    }
+
+    // MARK: Uniqueness
+
+    /// Runs a write; a UNIQUE constraint it breaks becomes ``SaveError/uniquenessViolation(_:)``
+    /// naming the object and the model's constraint, found by looking the values up (never by
+    /// reading the database's message). A unique index the model does not declare stays a
+    /// store error.
+    private func uniquenessChecked<T>(id: ObjectID, pk: Int64, values: [StoredValue], entity: EntityDescription,
+                                      _ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch let error as StoreError where writer.isUniquenessFailure(error) {
+            guard let group = try writer.uniquenessGroup(clashingWith: values, entity: entity, excluding: pk)
+            else { throw SaveError.storeFailure(error) }
+            throw SaveError.uniquenessViolation(UniquenessViolation(
+                entity: entity.name, properties: group.map { entity.properties[$0].name },
+                values: group.map { InspectedValue(values[$0]) }, objectID: id))
+        }
+    }
+}

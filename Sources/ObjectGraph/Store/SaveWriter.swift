@@ -1,0 +1,58 @@
+import Foundation
+
+/// The statements a root save needs, on one store's connection, inside the transaction the
+/// store opened for the save. ``SaveTransaction`` decides what to write (keys, upserts,
+/// conflicts under the merge policy, history); a writer only runs the statements, so every
+/// store saves by the same rules.
+///
+/// Rows are values by property index (``StoredValue``), references already permanent.
+package protocol SaveWriter {
+    /// The store's model.
+    var model: ManagedObjectModel { get }
+    /// The store's identifier, for the permanent IDs of new rows.
+    var storeIdentifier: UUID { get }
+    /// Whether writes record persistent history.
+    var recordsHistory: Bool { get }
+
+    /// `count` new primary keys of `entity` that no other writer will use.
+    func reserveKeys(_ entity: EntityDescription, count: Int) throws -> [Int64]
+
+    /// The row whose values of some uniqueness constraint equal `values`', if any.
+    func existingRow(matchingUniqueKeysOf values: [StoredValue], entity: EntityDescription) throws -> (Int64, RowSnapshot)?
+
+    /// The uniqueness constraint (property indices) whose values a row other than `pk`
+    /// already has, if any: what a unique-index failure was about.
+    func uniquenessGroup(clashingWith values: [StoredValue], entity: EntityDescription, excluding pk: Int64) throws -> [Int]?
+
+    /// Whether `error` is the store refusing a write for a unique index.
+    func isUniquenessFailure(_ error: any Error) -> Bool
+
+    /// Inserts a row at version 1 (columns only; to-many relationships go by ``writeToMany``).
+    func insert(_ entity: EntityDescription, primaryKey: Int64, values: [StoredValue]) throws
+
+    /// Writes the row if its version is still `expected`, incrementing it: every column, or
+    /// only the properties in `only` (property indices, ascending). False when no row was at
+    /// that version.
+    func update(_ entity: EntityDescription, primaryKey: Int64, values: [StoredValue], expected: Int64,
+                only properties: [Int]?) throws -> Bool
+
+    /// The row as the store holds it now; nil when there is none.
+    func currentRow(_ entity: EntityDescription, primaryKey: Int64) throws -> RowSnapshot?
+
+    /// Deletes the row if its version is still `expected`; false when no row was at that
+    /// version. With `expected` nil, deletes it at whatever version.
+    func delete(_ entity: EntityDescription, primaryKey: Int64, expected: Int64?) throws -> Bool
+
+    /// Many-to-many links and ordered positions, from the to-many values that differ from `base`.
+    func writeToMany(_ entity: EntityDescription, primaryKey: Int64, values: [StoredValue], base: [StoredValue]?) throws
+
+    /// Removes a deleted row's links and positions.
+    func deleteLinks(_ entity: EntityDescription, primaryKey: Int64) throws
+
+    /// Records the save's history transaction; nil when there was nothing to record.
+    func recordHistory(_ records: [HistoryRecord], author: String?, contextName: String?) throws -> PersistentHistoryToken?
+
+    /// The error of a write that found its row gone from under it inside its own transaction
+    /// (another connection got past the store's lock).
+    func busyError() -> StoreError
+}

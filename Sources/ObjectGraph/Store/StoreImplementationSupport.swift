@@ -1,0 +1,83 @@
+import Foundation
+
+// What a store in another module of this package (ObjectGraphPostgreSQL) needs to build
+// ObjectGraph's values: package factories beside the types' own internal initializers, so the
+// types keep their memberwise initializers and nothing here is public.
+
+extension RowSnapshot {
+    /// A row as a store read it.
+    package static func make(values: [StoredValue], version: Int64) -> RowSnapshot {
+        RowSnapshot(values: values, version: version)
+    }
+}
+
+extension ObjectID {
+    /// The permanent ID of the row `primaryKey` of `entity` in the store `store`.
+    package static func permanent(_ entity: String, store: UUID, primaryKey: Int64) -> ObjectID {
+        ObjectID(entityName: entity, key: .permanent(store: store, primaryKey: primaryKey))
+    }
+}
+
+extension PersistentHistoryTransaction {
+    /// A transaction as a store read it from its history tables.
+    package static func make(number: Int64, store: UUID, timestamp: Date, author: String?, contextName: String?,
+                             processID: Int32, changes: [PersistentHistoryChange]) -> PersistentHistoryTransaction {
+        PersistentHistoryTransaction(number: number,
+                                     token: PersistentHistoryToken(storeIdentifier: store, transactionNumber: number),
+                                     timestamp: timestamp, author: author, contextName: contextName, processID: processID,
+                                     changes: changes)
+    }
+}
+
+extension PersistentHistoryChange {
+    /// A change as a store read it, with its tombstone's values and recorded values.
+    package static func make(objectID: ObjectID, kind: Kind, updatedProperties: Set<String>,
+                             tombstone: [String: StoredValue]?, values: [String: HistoryValueChange]) -> PersistentHistoryChange {
+        PersistentHistoryChange(objectID: objectID, kind: kind, updatedProperties: updatedProperties,
+                                tombstone: tombstone.map { Tombstone(values: $0) }, values: values)
+    }
+}
+
+extension HistoryValue {
+    /// A recorded value from its stored form (nil for the to-many forms, never recorded).
+    package static func make(_ stored: StoredValue) -> HistoryValue? {
+        HistoryValue(stored)
+    }
+
+    /// The stored form of a recorded value.
+    package var stored: StoredValue { storedValue }
+}
+
+extension StoredValue {
+    /// Whether the value is SQL NULL.
+    package var isNullValue: Bool { isNull }
+}
+
+extension EntityDescription {
+    /// The uniqueness constraints, each as the indices of its properties.
+    package var uniquenessPropertyIndices: [[Int]] { uniquenessIndices }
+}
+
+extension ManagedObjectModel {
+    /// The model's schema as stores record it in their metadata (`modelSchema`).
+    package func recordedSchema() throws -> String {
+        String(decoding: try JSONEncoder().encode(schema), as: UTF8.self)
+    }
+
+    /// What separates a store's recorded schema (`modelSchema`) from this model's: the
+    /// entities and attributes it lacks (added in place), and the differences that cannot be
+    /// applied in place, in words. Nil when the recorded schema cannot be read.
+    package func differences(fromRecordedSchema json: String)
+        -> (addedEntities: [String], addedAttributes: [(entity: String, name: String)], blockers: [String])? {
+        guard let recorded = try? JSONDecoder().decode(ModelSchema.self, from: Data(json.utf8)) else { return nil }
+        let (additions, blockers) = schema.migration(from: recorded)
+        var entities: [String] = [], attributes: [(String, String)] = []
+        for addition in additions {
+            switch addition {
+            case .entity(let name): entities.append(name)
+            case .attribute(let entity, let name): attributes.append((entity, name))
+            }
+        }
+        return (entities, attributes, blockers)
+    }
+}

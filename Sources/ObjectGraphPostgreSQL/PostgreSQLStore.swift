@@ -1,0 +1,287 @@
+import Foundation
+import ObjectGraph
+import Synchronization
+
+/// ObjectGraph's store on a PostgreSQL server, over libpq: a table per entity, the same
+/// metadata, key sequences and persistent history as the SQLite store, and the same save
+/// rules (``SaveTransaction``). Several servers may use one database at once: row versions
+/// catch what one wrote under another, and `pg_notify`, sent inside each committing
+/// transaction and heard on a `LISTEN` connection, is the change signal.
+///
+/// ```swift
+/// try coordinator.addPostgreSQLStore(PostgreSQLStore.Configuration(url: "postgresql://app@127.0.0.1:5432/invoices"))
+/// ```
+///
+/// The schema is created on first use; a database written by another model is refused,
+/// naming the differences.
+///
+/// Not yet on PostgreSQL: batch requests, full-text search, migrations between model
+/// versions (they throw ``StoreError/unsupported(_:)``).
+public final class PostgreSQLStore: PersistentStore {
+    /// Where the database is and how the store uses it.
+    public struct Configuration: Sendable {
+        /// `postgresql://user[:password]@host:port/database` (any libpq connection URI).
+        public var url: String
+        /// A schema of the database to keep the tables in (created when missing); nil: the
+        /// user's default (`public`).
+        public var schema: String?
+        /// Whether every write records persistent history. Once a database records history, it
+        /// keeps doing so for every store that opens it.
+        public var recordsHistory: Bool
+        /// How many reader connections serve fetches beside the writer.
+        public var maxReaders: Int
+
+        public init(url: String, schema: String? = nil, recordsHistory: Bool = false, maxReaders: Int = 2) {
+            self.url = url
+            self.schema = schema
+            self.recordsHistory = recordsHistory
+            self.maxReaders = maxReaders
+        }
+    }
+
+    package let identifier: UUID
+    package let location: String
+    package let recordsHistory: Bool
+    package var isShared: Bool { true }
+    package var migrationOutcome: MigrationOutcome? { nil }
+    package var dialect: SQLDialect { .postgreSQL }
+    package var executedReadQueries: Int { readQueries.load(ordering: .relaxed) }
+
+    let model: ManagedObjectModel
+    let tables: [String: EntityTable]
+    let pool: ConnectionPool<PostgreSQLConnection>
+    /// Names this store's writer in history, so it can tell its own transactions from others'.
+    let writerIdentity = UUID().uuidString
+    /// The channel `pg_notify` announces commits on: one per store, named after its UUID.
+    let channel: String
+    private let readQueries = Atomic<Int>(0)
+    /// The connection details, for the listener's own connection.
+    let conninfo: String
+    let sessionSetup: String
+    /// The listener of commits, started by the first change signal.
+    private let listener = Locked<PostgreSQLChangeListener?>(nil)
+
+    /// Connects, and creates the schema on first use.
+    /// - Throws: ``StoreError/unreachable(location:reason:)``, ``StoreError/incompatibleModel(path:differences:)``,
+    ///   ``StoreError/server(sqlState:message:sql:)``.
+    public init(_ configuration: Configuration, model: ManagedObjectModel) throws {
+        self.model = model
+        let location = Self.redacted(configuration.url) + (configuration.schema.map { " (schema \($0))" } ?? "")
+        self.location = location
+        conninfo = configuration.url
+        var setup = "SET TimeZone TO 'UTC'; SET DateStyle TO 'ISO'; SET extra_float_digits TO 3; SET client_min_messages TO warning;"
+        if let schema = configuration.schema { setup += " SET search_path TO \(SQLDialect.quote(schema));" }
+        sessionSetup = setup
+        var tables: [String: EntityTable] = [:]
+        for entity in model.entities { tables[entity.name] = EntityTable(entity: entity) }
+        self.tables = tables
+        let writer = try PostgreSQLConnection(conninfo: configuration.url, location: location,
+                                              sessionSetup: "SET client_min_messages TO warning;")
+        if let schema = configuration.schema { try writer.execute("CREATE SCHEMA IF NOT EXISTS \(SQLDialect.quote(schema))") }
+        try writer.execute(setup)
+        (identifier, recordsHistory) = try PostgreSQLSchema(model: model, location: location)
+            .prepare(writer, recordsHistory: configuration.recordsHistory)
+        channel = "og_" + identifier.uuidString.lowercased().replacingOccurrences(of: "-", with: "")
+        let (conninfo, session) = (configuration.url, setup)
+        pool = ConnectionPool(writer: writer, maxReaders: max(1, configuration.maxReaders), makeReader: {
+            try PostgreSQLConnection(conninfo: conninfo, location: location, sessionSetup: session)
+        })
+    }
+
+    deinit {
+        listener.withLock { $0?.stop() }
+    }
+
+    func table(for entity: EntityDescription) -> EntityTable {
+        tables[entity.name] ?? EntityTable(entity: entity)
+    }
+
+    /// The URL without its password, for messages.
+    private static func redacted(_ url: String) -> String {
+        guard var components = URLComponents(string: url) else { return "the PostgreSQL server" }
+        if components.password != nil { components.password = "***" }
+        return components.string ?? "the PostgreSQL server"
+    }
+
+    // MARK: Reading
+
+    /// Runs a read on a reader connection.
+    func read<T>(_ body: (PostgreSQLConnection) throws -> T) throws -> T {
+        readQueries.add(1, ordering: .relaxed)
+        return try pool.read(body)
+    }
+
+    package func row(primaryKey: Int64, entity: EntityDescription) throws -> RowSnapshot? {
+        let table = table(for: entity)
+        let result = try read { try $0.query(table.select(primaryKey: primaryKey)) }
+        return result.rowCount > 0 ? snapshot(result, row: 0, table: table).1 : nil
+    }
+
+    package func destinations(of ownerKey: Int64, relationship: RelationshipDescription,
+                              entity: EntityDescription) throws -> [(ObjectID, RowSnapshot)] {
+        guard let destination = model.entity(named: relationship.destinationEntityName) else { return [] }
+        let table = table(for: destination)
+        guard let sql = table.destinationsSQL(of: relationship, in: entity, model: model) else { return [] }
+        let result = try read { try $0.query(SQLFragment(sql, [.int(ownerKey)])) }
+        return (0..<result.rowCount).map { snapshot(result, row: $0, table: table) }
+    }
+
+    package func fetchRows(_ entity: EntityDescription, join: String, where condition: SQLFragment?, orderBy: String?,
+                           limit: Int?, offset: Int) throws -> [(ObjectID, RowSnapshot)] {
+        try requireNoSearch(join)
+        let table = table(for: entity)
+        let result = try read { try $0.query(select(table.selectList, from: table, where: condition, orderBy: orderBy,
+                                                    limit: limit, offset: offset)) }
+        return (0..<result.rowCount).map { snapshot(result, row: $0, table: table) }
+    }
+
+    package func fetchRankedRows(_ entity: EntityDescription, join: String, where condition: SQLFragment?,
+                                 rank: String) throws -> [(id: ObjectID, row: RowSnapshot, rank: Double)] {
+        throw StoreError.unsupported("full-text search (FetchRequest.searchQuery) on PostgreSQL")
+    }
+
+    package func fetchIDs(_ entity: EntityDescription, join: String, where condition: SQLFragment?, orderBy: String?,
+                          limit: Int?, offset: Int) throws -> [ObjectID] {
+        try requireNoSearch(join)
+        let table = table(for: entity)
+        let result = try read { try $0.query(select("t0._pk", from: table, where: condition, orderBy: orderBy,
+                                                    limit: limit, offset: offset)) }
+        return (0..<result.rowCount).map { objectID(entity.name, primaryKey: result.int($0, 0)) }
+    }
+
+    package func count(_ entity: EntityDescription, join: String, where condition: SQLFragment?) throws -> Int {
+        try requireNoSearch(join)
+        let filter: SQLFragment = condition.map { " WHERE \($0)" } ?? ""
+        let result = try read { try $0.query("SELECT COUNT(*) FROM \(raw: SQLSchema.table(entity)) t0\(filter)") }
+        return Int(result.int(0, 0))
+    }
+
+    package func aggregate(_ plan: AggregatePlan, excluding excluded: [Int64], into table: inout GroupTable) throws {
+        var bindings = plan.condition?.bindings ?? []
+        if !excluded.isEmpty { bindings.append(.string("[" + excluded.map(String.init).joined(separator: ",") + "]")) }
+        let result = try read { try $0.query(SQLFragment(plan.sql(excludingKeys: !excluded.isEmpty), bindings)) }
+        for row in 0..<result.rowCount {
+            table.add(values: plan.columns.indices.map { result.value(row, $0, as: plan.columns[$0].type) })
+        }
+    }
+
+    private func select(_ columns: String, from table: EntityTable, where condition: SQLFragment?, orderBy: String?,
+                        limit: Int?, offset: Int) -> SQLFragment {
+        let filter: SQLFragment = condition.map { " WHERE \($0)" } ?? ""
+        let order = (orderBy.map { " ORDER BY \($0)" } ?? "") + dialect.limitClause(limit: limit, offset: offset)
+        return "SELECT \(raw: columns) FROM \(raw: table.table) t0\(filter)\(raw: order)"
+    }
+
+    /// A fetch with a table beside the rows is a full-text search, which needs SQLite's FTS5.
+    private func requireNoSearch(_ join: String) throws {
+        if !join.isEmpty { throw StoreError.unsupported("full-text search (FetchRequest.searchQuery) on PostgreSQL") }
+    }
+
+    /// A row selected with `table.selectList`, decoded.
+    func snapshot(_ result: PostgreSQLResult, row: Int, table: EntityTable) -> (ObjectID, RowSnapshot) {
+        var values = [StoredValue](repeating: .unloaded, count: table.propertyCount)
+        for (n, column) in table.columns.enumerated() {
+            let position = n + 2
+            switch column.kind {
+            case .attribute(let type):
+                values[column.index] = result.value(row, position, as: type)
+            case .toOne(let destination):
+                values[column.index] = result.isNull(row, position)
+                    ? .null : .reference(objectID(destination, primaryKey: result.int(row, position)))
+            }
+        }
+        return (objectID(table.entity, primaryKey: result.int(row, 0)), RowSnapshot.make(values: values, version: result.int(row, 1)))
+    }
+
+    // MARK: Writing
+
+    package func save(_ request: SaveRequest) throws -> SaveResult {
+        try write { db in
+            var transaction = SaveTransaction(writer: PostgreSQLSaveWriter(store: self, db: db), request: request)
+            return try transaction.run()
+        }
+    }
+
+    package func obtainPermanentIDs(_ ids: [ObjectID]) throws -> [ObjectID: ObjectID] {
+        let grouped = Dictionary(grouping: ids.filter(\.isTemporaryID), by: \.entityName)
+        return try pool.write { db in
+            try db.transaction {
+                var result: [ObjectID: ObjectID] = [:]
+                for (name, group) in grouped {
+                    guard let entity = model.entity(named: name) else { continue }
+                    for (id, pk) in zip(group, try reserveKeys(entity, count: group.count, in: db)) {
+                        result[id] = objectID(name, primaryKey: pk)
+                    }
+                }
+                return result
+            }
+        }
+    }
+
+    /// `count` keys from the entity's identity sequence (unique, not necessarily contiguous).
+    func reserveKeys(_ entity: EntityDescription, count: Int, in db: PostgreSQLConnection) throws -> [Int64] {
+        guard count > 0 else { return [] }
+        let table = StoredValue.string(SQLSchema.table(entity))
+        let result = try db.query("SELECT nextval(pg_get_serial_sequence(\(table), '_pk')) FROM generate_series(1, \(.int(Int64(count))))")
+        return (0..<result.rowCount).map { result.int($0, 0) }
+    }
+
+    /// Runs a write transaction on the writer connection, announcing it with `pg_notify`
+    /// inside the transaction (delivered when it commits).
+    func write<T>(_ body: (PostgreSQLConnection) throws -> T) throws -> T {
+        try pool.write { db in
+            try db.transaction {
+                let result = try body(db)
+                try db.run("SELECT pg_notify(\(.string(channel)), '')")
+                return result
+            }
+        }
+    }
+
+    package func batchInsert(_ entity: EntityDescription, next: () throws -> [StoredValue]?, finish: () throws -> Void,
+                             author: String?, contextName: String?) throws -> BatchOutcome {
+        throw BatchError.storeFailure(.unsupported("batch requests on PostgreSQL"))
+    }
+
+    package func batchUpdate(_ entity: EntityDescription, where condition: SQLFragment?, values: [(Int, StoredValue)],
+                             author: String?, contextName: String?) throws -> BatchOutcome {
+        throw BatchError.storeFailure(.unsupported("batch requests on PostgreSQL"))
+    }
+
+    package func batchDelete(_ entity: EntityDescription, _ selection: BatchDeleteSelection,
+                             author: String?, contextName: String?) throws -> BatchOutcome {
+        throw BatchError.storeFailure(.unsupported("batch requests on PostgreSQL"))
+    }
+
+    // MARK: Remote changes
+
+    /// The signal of every commit to this store's database (its own included), counted by a
+    /// `LISTEN` connection of its own; an answer is never reused (it is a counter in memory).
+    package func makeChangeSignal(reusingAnswersFor interval: Duration) throws -> any StoreChangeSignal {
+        try listener.withLock { listener in
+            if let listener { return listener.signal }
+            let made = try PostgreSQLChangeListener(conninfo: conninfo, location: location, sessionSetup: sessionSetup,
+                                                    channel: channel)
+            listener = made
+            return made.signal
+        }
+    }
+}
+
+extension PersistentStoreCoordinator {
+    /// Opens a PostgreSQL store for this coordinator's model (see ``PostgreSQLStore``).
+    ///
+    /// ```swift
+    /// try coordinator.addPostgreSQLStore(.init(url: "postgresql://app@127.0.0.1:5432/invoices", recordsHistory: true),
+    ///                                    postsRemoteChangeNotifications: true)
+    /// ```
+    /// - Throws: ``StoreError``.
+    public func addPostgreSQLStore(_ configuration: PostgreSQLStore.Configuration,
+                                   postsRemoteChangeNotifications: Bool = false) throws {
+        var configuration = configuration
+        configuration.recordsHistory = configuration.recordsHistory || postsRemoteChangeNotifications
+        if storeIdentifier != nil { throw StoreError.storeAlreadyAdded }
+        try addPersistentStore(PostgreSQLStore(configuration, model: model),
+                               postsRemoteChangeNotifications: postsRemoteChangeNotifications)
+    }
+}

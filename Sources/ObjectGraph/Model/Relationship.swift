@@ -44,7 +44,8 @@ extension Array: RelationshipValue where Element: ManagedObject {
 /// form can hold an object without one until the user picks it.
 @propertyWrapper
 public struct Relationship<Value: RelationshipValue> {
-    @usableFromInline let index: Int
+    // Two bytes: one per declared property of every object in memory.
+    @usableFromInline let index: UInt16
 
     /// - Parameters:
     ///   - inverse: the destination's property that points back (needed on one side).
@@ -77,11 +78,11 @@ public struct Relationship<Value: RelationshipValue> {
         storage storageKeyPath: ReferenceWritableKeyPath<Object, Self>
     ) -> Value {
         get {
-            let objects = object._relatedObjects(at: object[keyPath: storageKeyPath].index)
+            let objects = object._relatedObjects(at: Int(object[keyPath: storageKeyPath].index))
             return Value(relationshipObjects: objects.compactMap { $0 as? Value.Destination })
         }
         set {
-            object._setRelatedObjects(newValue.relationshipObjects, at: object[keyPath: storageKeyPath].index)
+            object._setRelatedObjects(newValue.relationshipObjects, at: Int(object[keyPath: storageKeyPath].index))
         }
     }
 

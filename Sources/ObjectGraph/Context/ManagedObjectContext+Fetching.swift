@@ -172,35 +172,38 @@ extension ManagedObjectContext {
         do { return try body() } catch let error as StoreError { throw FetchError.storeFailure(error) }
     }
 
-    /// Registers the fetched rows as objects. Rows go into the row cache in one pass (held
-    /// by the objects filled from them), and new objects into the registry in another: a
-    /// fetch of N rows costs a few hash look-ups per row, not a lock per row.
+    /// Registers the fetched rows as objects. The registry is searched for all rows under one
+    /// lock; new objects go into the registry, and their rows into the row cache (held by
+    /// the objects filled from them), a batch at a time under one lock each: a fetch of N
+    /// rows costs a few table look-ups per row, not a lock per row, and its bookkeeping never
+    /// holds more than a batch beside the rows.
     private func materialize<T: ManagedObject>(_ rows: [(ObjectID, RowSnapshot)], as type: T.Type,
                                                overlay: PendingOverlay) -> [T] {
         let isRoot = parent == nil
         let sameClass = model.entity(for: T.self).map { $0.objectType == T.self } ?? false
         var result: [T] = []
         result.reserveCapacity(rows.count)
-        var held: [(ObjectID, RowSnapshot)] = []
-        var cachedOnly: [(ObjectID, RowSnapshot)] = []
-        var created: [ManagedObject] = []
-        if isRoot { held.reserveCapacity(rows.count); created.reserveCapacity(rows.count) }
-        let existing = registryLock.withLock { registry.isEmpty && aliases.isEmpty }
-            ? nil : Dictionary(uniqueKeysWithValues: rows.compactMap { row in registeredObject(for: row.0).map { (row.0, $0) } })
-        for (id, row) in rows {
+        var batch = MaterializedBatch()
+        // Rows carry permanent IDs, which are never aliases: the registry alone answers.
+        let existing: [ManagedObject?]? = registryLock.withLock {
+            if registry.isEmpty { registry.reserveCapacity(rows.count); return nil }
+            return rows.map { registry[$0.0]?.takeUnretainedValue() }
+        }
+        if isRoot && existing == nil { persistentStoreCoordinator.rowCache.reserveHeld(rows.count) }
+        for (n, (id, row)) in rows.enumerated() {
             guard let entity = model.entity(of: id) else { continue }
             let object: ManagedObject
-            if let pending = overlay.values[id] {
+            if !overlay.values.isEmpty, let pending = overlay.values[id] {
                 object = materialize(id, entity: entity, pendingValues: pending.values)
-            } else if let registered = existing?[id] {
+            } else if let registered = existing?[n] {
                 let refill = registered.lifecycle == .fault || (!registered.hasChanges && row.version > registered.rowVersion)
                 if refill { fill(registered, with: row, retainingRow: false) }
                 if isRoot {
                     if refill && !registered.holdsRowCacheEntry {
                         registered.holdsRowCacheEntry = true
-                        held.append((id, row))
+                        batch.held.append((id, row))
                     } else {
-                        cachedOnly.append((id, row))
+                        batch.cachedOnly.append((id, row))
                     }
                 }
                 object = registered
@@ -212,9 +215,9 @@ extension ManagedObjectContext {
                 fill(fresh, with: row, retainingRow: false)
                 if isRoot {
                     fresh.holdsRowCacheEntry = true
-                    held.append((id, row))
+                    batch.held.append((id, row))
                 }
-                created.append(fresh)
+                batch.created.append(fresh)
                 object = fresh
             }
             if sameClass {
@@ -222,23 +225,39 @@ extension ManagedObjectContext {
             } else if let typed = object as? T {
                 result.append(typed)
             }
+            if batch.isFull { flush(&batch, isRoot: isRoot) }
         }
-        if !created.isEmpty {
-            registryLock.withLock {
-                registry.reserveCapacity(registry.count + created.count)
-                for object in created { registry[object.objectID] = Unmanaged.passUnretained(object) }
-            }
-            if retainsRegisteredObjects { for object in created { retained[object.objectID] = object } }
-        }
-        if isRoot {
-            persistentStoreCoordinator.rowCache.storeHeld(held)
-            persistentStoreCoordinator.rowCache.store(cachedOnly)
-        } else {
+        flush(&batch, isRoot: isRoot)
+        if !isRoot {
             // A child's rows are the store's too: its ancestors fault them from the cache
             // when the child saves into them.
             persistentStoreCoordinator.rowCache.store(rows)
         }
         return result
+    }
+
+    /// What a fetch registers and caches, a batch at a time.
+    private struct MaterializedBatch {
+        var held: [(ObjectID, RowSnapshot)] = []
+        var cachedOnly: [(ObjectID, RowSnapshot)] = []
+        var created: [ManagedObject] = []
+        var isFull: Bool { created.count + held.count + cachedOnly.count >= 3 * 1024 }
+    }
+
+    private func flush(_ batch: inout MaterializedBatch, isRoot: Bool) {
+        if !batch.created.isEmpty {
+            registryLock.withLock {
+                for object in batch.created { registry[object.objectID] = Unmanaged.passUnretained(object) }
+            }
+            if retainsRegisteredObjects { for object in batch.created { retained[object.objectID] = object } }
+        }
+        if isRoot {
+            persistentStoreCoordinator.rowCache.storeHeld(batch.held)
+            if !batch.cachedOnly.isEmpty { persistentStoreCoordinator.rowCache.store(batch.cachedOnly) }
+        }
+        batch.created.removeAll(keepingCapacity: true)
+        batch.held.removeAll(keepingCapacity: true)
+        batch.cachedOnly.removeAll(keepingCapacity: true)
     }
 
     /// An object whose values come from an ancestor's unsaved changes.

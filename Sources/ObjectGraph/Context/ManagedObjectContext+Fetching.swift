@@ -33,9 +33,15 @@ extension ManagedObjectContext {
         let overlay = pendingOverlay(includingOwn: request.includesPendingChanges)
         let store = try storeForReading()
         if !plan.needsMemoryPass(overlay) {
-            let rows = try read { try store.fetchRows(plan.entity, join: plan.join, where: plan.condition, orderBy: plan.orderBy,
-                                                        limit: request.fetchLimit, offset: request.fetchOffset) }
-            return materialize(rows, as: T.self, overlay: overlay)
+            // Rows become objects as they are read, a batch at a time: no array of every row.
+            var materializer = Materializer<T>(self)
+            try read {
+                try store.forEachRow(plan.entity, join: plan.join, where: plan.condition, orderBy: plan.orderBy,
+                                     limit: request.fetchLimit, offset: request.fetchOffset) { id, row in
+                    materializer.add(id, row, overlay: overlay)
+                }
+            }
+            return materializer.finish(overlay: overlay)
         }
         var ranks: [ObjectID: Double] = [:]
         let rows: [(ObjectID, RowSnapshot)]
@@ -170,94 +176,6 @@ extension ManagedObjectContext {
 
     private func read<R>(_ body: () throws -> R) throws -> R {
         do { return try body() } catch let error as StoreError { throw FetchError.storeFailure(error) }
-    }
-
-    /// Registers the fetched rows as objects. The registry is searched for all rows under one
-    /// lock; new objects go into the registry, and their rows into the row cache (held by
-    /// the objects filled from them), a batch at a time under one lock each: a fetch of N
-    /// rows costs a few table look-ups per row, not a lock per row, and its bookkeeping never
-    /// holds more than a batch beside the rows.
-    private func materialize<T: ManagedObject>(_ rows: [(ObjectID, RowSnapshot)], as type: T.Type,
-                                               overlay: PendingOverlay) -> [T] {
-        let isRoot = parent == nil
-        let sameClass = model.entity(for: T.self).map { $0.objectType == T.self } ?? false
-        var result: [T] = []
-        result.reserveCapacity(rows.count)
-        var batch = MaterializedBatch()
-        // Rows carry permanent IDs, which are never aliases: the registry alone answers.
-        let existing: [ManagedObject?]? = registryLock.withLock {
-            if registry.isEmpty { registry.reserveCapacity(rows.count); return nil }
-            return rows.map { registry[$0.0]?.takeUnretainedValue() }
-        }
-        if isRoot && existing == nil { persistentStoreCoordinator.rowCache.reserveHeld(rows.count) }
-        for (n, (id, row)) in rows.enumerated() {
-            guard let entity = model.entity(of: id) else { continue }
-            let object: ManagedObject
-            if !overlay.values.isEmpty, let pending = overlay.values[id] {
-                object = materialize(id, entity: entity, pendingValues: pending.values)
-            } else if let registered = existing?[n] {
-                let refill = registered.lifecycle == .fault || (!registered.hasChanges && row.version > registered.rowVersion)
-                if refill { fill(registered, with: row, retainingRow: false) }
-                if isRoot {
-                    if refill && !registered.holdsRowCacheEntry {
-                        registered.holdsRowCacheEntry = true
-                        batch.held.append((id, row))
-                    } else {
-                        batch.cachedOnly.append((id, row))
-                    }
-                }
-                object = registered
-            } else {
-                let state = ThreadState.current
-                state.reset()
-                state.mode = .materializing
-                let fresh = entity.objectType.init(Materialization(kind: .fault(id, self, entity)))
-                fill(fresh, with: row, retainingRow: false)
-                if isRoot {
-                    fresh.holdsRowCacheEntry = true
-                    batch.held.append((id, row))
-                }
-                batch.created.append(fresh)
-                object = fresh
-            }
-            if sameClass {
-                result.append(unsafeDowncast(object, to: T.self))
-            } else if let typed = object as? T {
-                result.append(typed)
-            }
-            if batch.isFull { flush(&batch, isRoot: isRoot) }
-        }
-        flush(&batch, isRoot: isRoot)
-        if !isRoot {
-            // A child's rows are the store's too: its ancestors fault them from the cache
-            // when the child saves into them.
-            persistentStoreCoordinator.rowCache.store(rows)
-        }
-        return result
-    }
-
-    /// What a fetch registers and caches, a batch at a time.
-    private struct MaterializedBatch {
-        var held: [(ObjectID, RowSnapshot)] = []
-        var cachedOnly: [(ObjectID, RowSnapshot)] = []
-        var created: [ManagedObject] = []
-        var isFull: Bool { created.count + held.count + cachedOnly.count >= 3 * 1024 }
-    }
-
-    private func flush(_ batch: inout MaterializedBatch, isRoot: Bool) {
-        if !batch.created.isEmpty {
-            registryLock.withLock {
-                for object in batch.created { registry[object.objectID] = Unmanaged.passUnretained(object) }
-            }
-            if retainsRegisteredObjects { for object in batch.created { retained[object.objectID] = object } }
-        }
-        if isRoot {
-            persistentStoreCoordinator.rowCache.storeHeld(batch.held)
-            if !batch.cachedOnly.isEmpty { persistentStoreCoordinator.rowCache.store(batch.cachedOnly) }
-        }
-        batch.created.removeAll(keepingCapacity: true)
-        batch.held.removeAll(keepingCapacity: true)
-        batch.cachedOnly.removeAll(keepingCapacity: true)
     }
 
     /// An object whose values come from an ancestor's unsaved changes.

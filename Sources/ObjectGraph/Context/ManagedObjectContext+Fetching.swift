@@ -36,12 +36,13 @@ extension ManagedObjectContext {
             // Rows become objects as they are read, a batch at a time: no array of every row.
             var materializer = Materializer<T>(self)
             try read {
-                try store.forEachRow(plan.entity, join: plan.join, where: plan.condition, orderBy: plan.orderBy,
-                                     limit: request.fetchLimit, offset: request.fetchOffset) { id, row in
-                    materializer.add(id, row, overlay: overlay)
+                try store.forEachBatch(plan.entity, join: plan.join, where: plan.condition, orderBy: plan.orderBy,
+                                       limit: request.fetchLimit, offset: request.fetchOffset,
+                                       batchSize: Materializer<T>.batchSize) { rows in
+                    materializer.materialize(rows, overlay: overlay)
                 }
             }
-            return materializer.finish(overlay: overlay)
+            return materializer.result
         }
         var ranks: [ObjectID: Double] = [:]
         let rows: [(ObjectID, RowSnapshot)]

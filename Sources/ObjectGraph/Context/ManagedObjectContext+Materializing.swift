@@ -23,7 +23,6 @@ extension ManagedObjectContext {
         private let isRoot: Bool
         private let sameClass: Bool
         private(set) var result: [T] = []
-        private var pending: [(ObjectID, RowSnapshot)] = []
         private var held: [(ObjectID, RowSnapshot)] = []
         private var cachedOnly: [(ObjectID, RowSnapshot)] = []
         private var created: [ManagedObject] = []
@@ -41,38 +40,25 @@ extension ManagedObjectContext {
             if isRoot { context.persistentStoreCoordinator.rowCache.reserveHeld(count) }
         }
 
-        /// A row read from the store (streamed): materialized with the next full batch.
-        mutating func add(_ id: ObjectID, _ row: RowSnapshot, overlay: PendingOverlay) {
-            pending.append((id, row))
-            if pending.count >= Self.batchSize { materializePending(overlay: overlay) }
-        }
-
-        /// The objects of every row added.
-        mutating func finish(overlay: PendingOverlay) -> [T] {
-            materializePending(overlay: overlay)
-            return result
-        }
-
-        private mutating func materializePending(overlay: PendingOverlay) {
-            guard !pending.isEmpty else { return }
-            materialize(pending[...], overlay: overlay)
-            pending.removeAll(keepingCapacity: true)
-        }
-
+        /// Materializes a batch of rows, appending their objects to `result`.
         mutating func materialize(_ rows: ArraySlice<(ObjectID, RowSnapshot)>, overlay: PendingOverlay) {
             let context = self.context
             // Rows carry permanent IDs, which are never aliases: the registry alone answers.
             let existing: [ManagedObject?]? = context.registryLock.withLock {
                 context.registry.isEmpty ? nil : rows.map { context.registry[$0.0]?.takeUnretainedValue() }
             }
+            // Appended to a local array: appending to the stored one is not specialized.
+            var objects = result
+            result = []
             for (n, (id, row)) in zip(0..., rows) {
                 guard let object = object(id, row, registered: existing?[n], overlay: overlay) else { continue }
                 if sameClass {
-                    result.append(unsafeDowncast(object, to: T.self))
+                    objects.append(unsafeDowncast(object, to: T.self))
                 } else if let typed = object as? T {
-                    result.append(typed)
+                    objects.append(typed)
                 }
             }
+            result = objects
             flush()
         }
 
@@ -112,9 +98,7 @@ extension ManagedObjectContext {
         private mutating func flush() {
             let context = self.context
             if !created.isEmpty {
-                context.registryLock.withLock {
-                    for object in created { context.registry[object.objectID] = Unmanaged.passUnretained(object) }
-                }
+                context.registryLock.withLock { context.registry.register(created) }
                 if context.retainsRegisteredObjects { for object in created { context.retained[object.objectID] = object } }
             }
             if isRoot {

@@ -1,11 +1,13 @@
 import Foundation
 
 extension SQLiteStore {
-    /// The rows `fetchRows` returns, handed to `body` one at a time as they are read, so a
-    /// fetch never holds an array of every row beside the objects made from them. `body`
-    /// runs while the query holds its reader connection: it must not read the store.
-    func forEachRow(_ entity: EntityDescription, join: String = "", where condition: SQLFragment?, orderBy: String?,
-                    limit: Int?, offset: Int, _ body: (ObjectID, RowSnapshot) throws -> Void) throws {
+    /// The rows `fetchRows` returns, handed to `body` a batch of up to `batchSize` at a time as
+    /// they are read, so a fetch never holds an array of every row beside the objects made
+    /// from them. `body` runs while the query holds its reader connection: it must not read
+    /// the store.
+    func forEachBatch(_ entity: EntityDescription, join: String = "", where condition: SQLFragment?, orderBy: String?,
+                      limit: Int?, offset: Int, batchSize: Int,
+                      _ body: (ArraySlice<(ObjectID, RowSnapshot)>) throws -> Void) throws {
         let table = table(for: entity)
         let sql = Self.select(table.selectList, from: table, join: join, where: condition, orderBy: orderBy,
                               limit: limit, offset: offset)
@@ -14,10 +16,16 @@ extension SQLiteStore {
             let statement = try db.statement(sql)
             defer { statement.reset() }
             statement.bind(condition?.bindings ?? [])
+            var batch: [(ObjectID, RowSnapshot)] = []
+            batch.reserveCapacity(batchSize)
             while try statement.step() {
-                let (id, row) = table.snapshot(from: statement, store: storeCode)
-                try body(id, row)
+                batch.append(table.snapshot(from: statement, store: storeCode))
+                if batch.count == batchSize {
+                    try body(batch[...])
+                    batch.removeAll(keepingCapacity: true)
+                }
             }
+            if !batch.isEmpty { try body(batch[...]) }
         }
     }
 }

@@ -94,8 +94,7 @@ extension SQLiteStore {
         if columns == nil {
             statement = try db.statement(table.updateSQL)
         } else {
-            let assignments = written.map { ", \(table.columns[$0].name) = ?" }.joined()
-            statement = try db.statement("UPDATE \(table.table) SET _version = _version + 1\(assignments) WHERE _pk = ? AND _version = ?")
+            statement = try db.statement(table.updateSQL(only: written))
         }
         for (n, position) in written.enumerated() {
             statement.bind(values[table.columns[position].index], at: Int32(n + 1))

@@ -99,6 +99,7 @@ final class Harness<Model: BenchModel> {
                 let result = try MemoryChild.spawn(model: Model.key, engine: engine.key, path: path(engine, round))
                 try check(result.digest, expectations.fetchAll, engine, .memory)
                 record(.memory, engine, round, Double(result.peakKiB))
+                if options.verbose { log("  round \(round) memory \(engine.key): baseline \(result.baselineKiB) KiB") }
             }
         }
         for engine in order { removeFiles(path(engine, round)) }

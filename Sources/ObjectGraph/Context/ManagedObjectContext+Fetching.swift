@@ -33,9 +33,16 @@ extension ManagedObjectContext {
         let overlay = pendingOverlay(includingOwn: request.includesPendingChanges)
         let store = try storeForReading()
         if !plan.needsMemoryPass(overlay) {
-            let rows = try read { try store.fetchRows(plan.entity, join: plan.join, where: plan.condition, orderBy: plan.orderBy,
-                                                        limit: request.fetchLimit, offset: request.fetchOffset) }
-            return materialize(rows, as: T.self, overlay: overlay)
+            // Rows become objects as they are read, a batch at a time: no array of every row.
+            var materializer = Materializer<T>(self)
+            try read {
+                try store.forEachBatch(plan.entity, join: plan.join, where: plan.condition, orderBy: plan.orderBy,
+                                       limit: request.fetchLimit, offset: request.fetchOffset,
+                                       batchSize: Materializer<T>.batchSize) { rows in
+                    materializer.materialize(rows, overlay: overlay)
+                }
+            }
+            return materializer.result
         }
         var ranks: [ObjectID: Double] = [:]
         let rows: [(ObjectID, RowSnapshot)]
@@ -170,75 +177,6 @@ extension ManagedObjectContext {
 
     private func read<R>(_ body: () throws -> R) throws -> R {
         do { return try body() } catch let error as StoreError { throw FetchError.storeFailure(error) }
-    }
-
-    /// Registers the fetched rows as objects. Rows go into the row cache in one pass (held
-    /// by the objects filled from them), and new objects into the registry in another: a
-    /// fetch of N rows costs a few hash look-ups per row, not a lock per row.
-    private func materialize<T: ManagedObject>(_ rows: [(ObjectID, RowSnapshot)], as type: T.Type,
-                                               overlay: PendingOverlay) -> [T] {
-        let isRoot = parent == nil
-        let sameClass = model.entity(for: T.self).map { $0.objectType == T.self } ?? false
-        var result: [T] = []
-        result.reserveCapacity(rows.count)
-        var held: [(ObjectID, RowSnapshot)] = []
-        var cachedOnly: [(ObjectID, RowSnapshot)] = []
-        var created: [ManagedObject] = []
-        if isRoot { held.reserveCapacity(rows.count); created.reserveCapacity(rows.count) }
-        let existing = registryLock.withLock { registry.isEmpty && aliases.isEmpty }
-            ? nil : Dictionary(uniqueKeysWithValues: rows.compactMap { row in registeredObject(for: row.0).map { (row.0, $0) } })
-        for (id, row) in rows {
-            guard let entity = model.entity(of: id) else { continue }
-            let object: ManagedObject
-            if let pending = overlay.values[id] {
-                object = materialize(id, entity: entity, pendingValues: pending.values)
-            } else if let registered = existing?[id] {
-                let refill = registered.lifecycle == .fault || (!registered.hasChanges && row.version > registered.rowVersion)
-                if refill { fill(registered, with: row, retainingRow: false) }
-                if isRoot {
-                    if refill && !registered.holdsRowCacheEntry {
-                        registered.holdsRowCacheEntry = true
-                        held.append((id, row))
-                    } else {
-                        cachedOnly.append((id, row))
-                    }
-                }
-                object = registered
-            } else {
-                let state = ThreadState.current
-                state.reset()
-                state.mode = .materializing
-                let fresh = entity.objectType.init(Materialization(kind: .fault(id, self, entity)))
-                fill(fresh, with: row, retainingRow: false)
-                if isRoot {
-                    fresh.holdsRowCacheEntry = true
-                    held.append((id, row))
-                }
-                created.append(fresh)
-                object = fresh
-            }
-            if sameClass {
-                result.append(unsafeDowncast(object, to: T.self))
-            } else if let typed = object as? T {
-                result.append(typed)
-            }
-        }
-        if !created.isEmpty {
-            registryLock.withLock {
-                registry.reserveCapacity(registry.count + created.count)
-                for object in created { registry[object.objectID] = Unmanaged.passUnretained(object) }
-            }
-            if retainsRegisteredObjects { for object in created { retained[object.objectID] = object } }
-        }
-        if isRoot {
-            persistentStoreCoordinator.rowCache.storeHeld(held)
-            persistentStoreCoordinator.rowCache.store(cachedOnly)
-        } else {
-            // A child's rows are the store's too: its ancestors fault them from the cache
-            // when the child saves into them.
-            persistentStoreCoordinator.rowCache.store(rows)
-        }
-        return result
     }
 
     /// An object whose values come from an ancestor's unsaved changes.

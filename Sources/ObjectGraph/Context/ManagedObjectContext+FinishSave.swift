@@ -90,13 +90,7 @@ extension ManagedObjectContext {
             deleted.insert(id)
         }
         persistentStoreCoordinator.rowCache.storeHeld(held)
-        if settlesEverything {
-            pending.removeAllSaved()
-        } else {
-            let deletions = Set(unit.changes.filter { $0.kind == .delete }.map { outcome.finalID($0.id) })
-            pending.remove(Set(unit.changes.map { outcome.finalID($0.id) }).subtracting(deletions), deleted: deletions)
-            pending.dropDeletedInserts()
-        }
+        forgetPending(unit, outcome, settlesEverything: settlesEverything)
         for (object, id) in deletedAgain { keepDeletion(of: object, savedAs: id) }
 
         NotificationCenter.default.post(name: Self.didSaveNotification, object: self, userInfo: [
@@ -106,6 +100,17 @@ extension ManagedObjectContext {
         ])
         publish(ChangeSet(origin: .save, context: name, inserted: inserted, updated: updated, deleted: deleted))
         notifyChildrenOfSave(inserted: inserted, updated: updated, deleted: deleted, except: child)
+    }
+
+    /// The unit's changes stop being pending (all of them at once when the unit held them all).
+    private func forgetPending(_ unit: SaveUnit, _ outcome: SettledSave, settlesEverything: Bool) {
+        if settlesEverything {
+            pending.removeAllSaved()
+            return
+        }
+        let deletions = Set(unit.changes.filter { $0.kind == .delete }.map { outcome.finalID($0.id) })
+        pending.remove(Set(unit.changes.map { outcome.finalID($0.id) }).subtracting(deletions), deleted: deletions)
+        pending.dropDeletedInserts()
     }
 
     /// An object deleted while the save that wrote it was under way: its row exists now, so

@@ -203,6 +203,13 @@ extension ManagedObjectContext {
     }
 }
 
+extension ObjectIDTable where Value == Unmanaged<ManagedObject> {
+    /// Registers objects under their IDs in one access to the table.
+    mutating func register(_ objects: [ManagedObject]) {
+        for object in objects { self[object.objectID] = Unmanaged.passUnretained(object) }
+    }
+}
+
 extension ConcurrencyDebug {
     static func checkIfEnabled(_ context: ManagedObjectContext, _ operation: StaticString) {
         if isEnabled { check(context, operation) }

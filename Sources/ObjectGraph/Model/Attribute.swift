@@ -14,7 +14,8 @@
 /// model is built.
 @propertyWrapper
 public struct Attribute<Value: AttributeValue> {
-    @usableFromInline let index: Int
+    // Two bytes: one per declared property of every object in memory.
+    @usableFromInline let index: UInt16
 
     /// An attribute with a default value, evaluated for each new object.
     public init(wrappedValue: @autoclosure () -> Value) {
@@ -94,7 +95,7 @@ public struct Attribute<Value: AttributeValue> {
     // Constraints are closures so that an ordinary object creation never evaluates them
     // (no array allocation per object): only the prototype does.
     private static func register(_ defaultValue: () -> Value,
-                                 _ constraints: () -> [AttributeConstraint]) -> Int {
+                                 _ constraints: () -> [AttributeConstraint]) -> UInt16 {
         let state = ThreadState.current
         let index = state.takeIndex()
         switch state.mode {
@@ -120,13 +121,13 @@ public struct Attribute<Value: AttributeValue> {
         storage storageKeyPath: ReferenceWritableKeyPath<Object, Self>
     ) -> Value {
         get {
-            let stored = object._attributeValue(at: object[keyPath: storageKeyPath].index)
+            let stored = object._attributeValue(at: Int(object[keyPath: storageKeyPath].index))
             // A mismatch can only come from a store written by another model; the model hash
             // check refuses such stores, so fall back to the default rather than trap.
             return Value(storedValue: stored) ?? Value.defaultAttributeValue
         }
         set {
-            object._setAttributeValue(newValue.storedValueBox, at: object[keyPath: storageKeyPath].index)
+            object._setAttributeValue(newValue.storedValueBox, at: Int(object[keyPath: storageKeyPath].index))
         }
     }
 

@@ -10,22 +10,24 @@ public protocol RelationshipValue {
 extension Optional: RelationshipValue where Wrapped: ManagedObject {
     public typealias Destination = Wrapped
     public static var cardinality: RelationshipDescription.Cardinality { .toOne }
-    public init(relationshipObjects objects: [Wrapped]) { self = objects.first }
-    public var relationshipObjects: [Wrapped] { map { [$0] } ?? [] }
+    // Inlinable, like the conformances below: specialized where the entity is declared (no
+    // generic metadata look-up per access).
+    @inlinable public init(relationshipObjects objects: [Wrapped]) { self = objects.first }
+    @inlinable public var relationshipObjects: [Wrapped] { map { [$0] } ?? [] }
 }
 
 extension Set: RelationshipValue where Element: ManagedObject {
     public typealias Destination = Element
     public static var cardinality: RelationshipDescription.Cardinality { .toMany }
-    public init(relationshipObjects objects: [Element]) { self.init(objects) }
-    public var relationshipObjects: [Element] { Array(self) }
+    @inlinable public init(relationshipObjects objects: [Element]) { self.init(objects) }
+    @inlinable public var relationshipObjects: [Element] { Array(self) }
 }
 
 extension Array: RelationshipValue where Element: ManagedObject {
     public typealias Destination = Element
     public static var cardinality: RelationshipDescription.Cardinality { .orderedToMany }
-    public init(relationshipObjects objects: [Element]) { self = objects }
-    public var relationshipObjects: [Element] { self }
+    @inlinable public init(relationshipObjects objects: [Element]) { self = objects }
+    @inlinable public var relationshipObjects: [Element] { self }
 }
 
 /// Declares a relationship of a managed object; the model pairs it with its inverse.
@@ -44,7 +46,8 @@ extension Array: RelationshipValue where Element: ManagedObject {
 /// form can hold an object without one until the user picks it.
 @propertyWrapper
 public struct Relationship<Value: RelationshipValue> {
-    @usableFromInline let index: Int
+    // Two bytes: one per declared property of every object in memory.
+    @usableFromInline let index: UInt16
 
     /// - Parameters:
     ///   - inverse: the destination's property that points back (needed on one side).
@@ -77,11 +80,11 @@ public struct Relationship<Value: RelationshipValue> {
         storage storageKeyPath: ReferenceWritableKeyPath<Object, Self>
     ) -> Value {
         get {
-            let objects = object._relatedObjects(at: object[keyPath: storageKeyPath].index)
+            let objects = object._relatedObjects(at: Int(object[keyPath: storageKeyPath].index))
             return Value(relationshipObjects: objects.compactMap { $0 as? Value.Destination })
         }
         set {
-            object._setRelatedObjects(newValue.relationshipObjects, at: object[keyPath: storageKeyPath].index)
+            object._setRelatedObjects(newValue.relationshipObjects, at: Int(object[keyPath: storageKeyPath].index))
         }
     }
 

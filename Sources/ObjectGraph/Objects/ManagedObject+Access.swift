@@ -143,7 +143,7 @@ extension ManagedObject {
     /// faults are made; a to-many relationship not loaded yet is loaded as IDs).
     /// - Throws: ``PropertyAccessError/unknownKey(entity:key:)`` when `name` is not a relationship.
     public func objectIDs(forRelationshipNamed name: String) throws -> [ObjectID] {
-        guard let index = entity.propertyIndexByName[name], entity.relationshipDescription(at: index) != nil else {
+        guard let index = entity.propertyIndexByName[name], entity.links[index] != nil else {
             throw PropertyAccessError.unknownKey(entity: entity.name, key: name)
         }
         if lifecycle == .fault { managedObjectContext?.fulfillFault(self) }

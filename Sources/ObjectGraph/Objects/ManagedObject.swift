@@ -41,14 +41,15 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     /// The entity of the object's class.
     public let entity: EntityDescription
 
-    // All state below is owned by the context's queue.
-    var lifecycle: Lifecycle
+    // All state below is owned by the context's queue. (The one-byte fields come last, so
+    // that they pack together without padding: every fetched row is one such object.)
     /// Current values by property index; empty while a fault.
     var values: [StoredValue] = []
     /// Values as last loaded or saved: the base for `changedValues()`, rollback and conflicts.
     var baseValues: [StoredValue] = []
     /// The row version the base values were read at (0 for inserted objects).
     var rowVersion: Int64 = 0
+    var lifecycle: Lifecycle
     var isInsertedFlag = false
     var isDeletedFlag = false
     var isDeletedElsewhereFlag = false

@@ -30,6 +30,9 @@ package final class EntityTable: Sendable {
     /// `insertSQL` for `rowsPerInsert` rows at once.
     package let chunkInsertSQL: String
     package let updateSQL: String
+    /// UPDATEs of some columns, by their positions in `columns`: made once per set of
+    /// columns, not per saved row.
+    private let partialUpdateSQL = Locked<[[Int]: String]>([:])
     package let deleteSQL: String
 
     package init(entity: EntityDescription) {
@@ -60,6 +63,16 @@ package final class EntityTable: Sendable {
         chunkInsertSQL = insertSQL + String(repeating: ", " + rowValues, count: rowsPerInsert - 1)
         updateSQL = "UPDATE \(table) SET _version = _version + 1\(names.map { ", \($0) = ?" }.joined()) WHERE _pk = ? AND _version = ?"
         deleteSQL = "DELETE FROM \(table) WHERE _pk = ? AND _version = ?"
+    }
+
+    /// `UPDATE … SET _version = _version + 1, <the columns at these positions> = ? …
+    /// WHERE _pk = ? AND _version = ?`.
+    package func updateSQL(only positions: [Int]) -> String {
+        if let sql = partialUpdateSQL.withLock({ $0[positions] }) { return sql }
+        let assignments = positions.map { ", \(columns[$0].name) = ?" }.joined()
+        let sql = "UPDATE \(table) SET _version = _version + 1\(assignments) WHERE _pk = ? AND _version = ?"
+        partialUpdateSQL.withLock { $0[positions] = sql }
+        return sql
     }
 
     /// Reads a row selected with `selectList` (starting at `offset`) into a snapshot.

@@ -64,6 +64,13 @@ package protocol PersistentStore: AnyObject, Sendable {
     func fetchRows(_ entity: EntityDescription, join: String, where condition: SQLFragment?, orderBy: String?,
                    limit: Int?, offset: Int) throws -> [(ObjectID, RowSnapshot)]
 
+    /// The rows `fetchRows` returns, handed to `body` a batch of up to `batchSize` at a time
+    /// as they are read, so a fetch need not hold every row beside the objects made from
+    /// them. `body` must not read the store. Stores without a cursor may gather the rows first.
+    func forEachBatch(_ entity: EntityDescription, join: String, where condition: SQLFragment?, orderBy: String?,
+                      limit: Int?, offset: Int, batchSize: Int,
+                      _ body: (ArraySlice<(ObjectID, RowSnapshot)>) throws -> Void) throws
+
     /// Matching rows with the value of `rank` for each (a full-text search's rank), in no order.
     func fetchRankedRows(_ entity: EntityDescription, join: String, where condition: SQLFragment?,
                          rank: String) throws -> [(id: ObjectID, row: RowSnapshot, rank: Double)]
@@ -146,6 +153,19 @@ package protocol PersistentStore: AnyObject, Sendable {
 }
 
 extension PersistentStore {
+    /// Reads every row, then hands them over a batch at a time.
+    package func forEachBatch(_ entity: EntityDescription, join: String, where condition: SQLFragment?,
+                              orderBy: String?, limit: Int?, offset: Int, batchSize: Int,
+                              _ body: (ArraySlice<(ObjectID, RowSnapshot)>) throws -> Void) throws {
+        let rows = try fetchRows(entity, join: join, where: condition, orderBy: orderBy, limit: limit, offset: offset)
+        var start = rows.startIndex
+        while start < rows.endIndex {
+            let end = min(start + max(1, batchSize), rows.endIndex)
+            try body(rows[start..<end])
+            start = end
+        }
+    }
+
     /// - Throws: ``PersistentHistoryError/notRecorded(path:)`` when the store records no history.
     package func requireHistory() throws {
         if !recordsHistory { throw PersistentHistoryError.notRecorded(path: location) }

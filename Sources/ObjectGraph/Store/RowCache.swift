@@ -37,6 +37,11 @@ final class RowCache: Sendable {
     /// An object no longer holds the row.
     func release(_ id: ObjectID) { state.withLock { $0.release(id) } }
 
+    /// Room for `count` more held rows (a fetch's), made at once rather than by doubling.
+    func reserveHeld(_ count: Int) {
+        state.withLock { $0.entries.reserveCapacity($0.entries.count + count) }
+    }
+
     /// Rows the saving context now holds: stored with one reference each, in one pass.
     func storeHeld(_ rows: [(ObjectID, RowSnapshot)]) {
         guard !rows.isEmpty else { return }

@@ -40,9 +40,11 @@ final class ThreadState {
     /// The registry recording `recordedPath`.
     var recordingRegistry: PrototypeRegistry? = nil
 
-    func takeIndex() -> Int {
+    func takeIndex() -> UInt16 {
         defer { nextIndex += 1 }
-        return nextIndex
+        // A class with that many properties is a programming error, met when the model is built.
+        guard let index = UInt16(exactly: nextIndex) else { preconditionFailure("an entity declares at most 65,535 properties") }
+        return index
     }
 
     func reset() {

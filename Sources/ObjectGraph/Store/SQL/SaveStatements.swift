@@ -11,14 +11,11 @@ extension EntityTable {
     /// `UPDATE "Client" SET _version = _version + 1, "name" = ? … WHERE _pk = ? AND _version = ?`:
     /// every column, or only those at `positions` (in `columns`).
     package func update(primaryKey: Int64, values: [StoredValue], expected: Int64, positions: [Int]?) -> SQLFragment {
-        let assignments = (positions ?? Array(columns.indices)).map { position -> SQLFragment in
-            let column = columns[position]
-            return ", \(raw: column.name) = \(values[column.index])"
-        }
-        return """
-            UPDATE \(raw: table) SET _version = _version + 1\(assignments.joined(separator: ""))
-            WHERE _pk = \(.int(primaryKey)) AND _version = \(.int(expected))
-            """
+        let written = positions ?? Array(columns.indices)
+        var binds = written.map { values[columns[$0].index] }
+        binds.append(.int(primaryKey))
+        binds.append(.int(expected))
+        return SQLFragment(positions == nil ? updateSQL : updateSQL(only: written), binds)
     }
 
     /// The positions (in `columns`) of the properties at `indices` (ascending, as `columns`
@@ -43,7 +40,7 @@ extension EntityTable {
 
     /// `SELECT <selectList> FROM "Client" t0 WHERE t0._pk = ?`.
     package func select(primaryKey: Int64) -> SQLFragment {
-        "SELECT \(raw: selectList) FROM \(raw: table) t0 WHERE t0._pk = \(.int(primaryKey))"
+        SQLFragment(selectByKeySQL, [.int(primaryKey)])
     }
 }
 

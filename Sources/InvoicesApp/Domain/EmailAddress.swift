@@ -1,6 +1,9 @@
 /// The email address rules of clients: what the model accepts, and the normal form input is
 /// stored in.
 public enum EmailAddress {
+    /// Characters an address may not hold outside quotes.
+    private static let forbidden = Set("\"(),:;<>[\\]".unicodeScalars)
+
     /// Whether `text` looks like a deliverable address: one `@`, a local part and a domain
     /// of dot-separated labels with at least one dot, no white space or control characters,
     /// at most 254 characters. (Full RFC 5322 syntax, quoted local parts and all, is not
@@ -10,8 +13,7 @@ public enum EmailAddress {
         guard scalars.count >= 3, scalars.count <= 254,
               let at = scalars.firstIndex(of: "@"), scalars.lastIndex(of: "@") == at,
               at > 0, at < scalars.count - 1 else { return false }
-        for s in scalars where s.properties.isWhitespace || s.value < 0x20 || s.value == 0x7F
-            || "\"(),:;<>[\\]".unicodeScalars.contains(s) {
+        for s in scalars where s.isWhiteSpace || s.value < 0x20 || s.value == 0x7F || Self.forbidden.contains(s) {
             return false
         }
         let local = scalars[..<at], domain = scalars[(at + 1)...]
@@ -26,7 +28,7 @@ public enum EmailAddress {
 
     /// Trimmed and lower-cased; nil for blank input (a client without email).
     public static func normalized(_ text: String?) -> String? {
-        guard let trimmed = text?.trimmingCharacters(in: .whitespacesAndNewlines), !trimmed.isEmpty else { return nil }
+        guard let trimmed = text?.trimmingWhitespace(), !trimmed.isEmpty else { return nil }
         return trimmed.lowercased()
     }
 }

@@ -20,12 +20,8 @@ public struct FieldInputError: Error, Sendable, Hashable, CustomStringConvertibl
 public enum FieldInput {
     /// Trimmed text; nil when blank.
     public static func optionalText(_ text: String?) -> String? {
-        guard let text, let first = text.unicodeScalars.first, let last = text.unicodeScalars.last else { return nil }
-        // Most cells have nothing to trim: Foundation's trimming is not needed for them (an
-        // import reads a dozen cells a row).
-        if !first.properties.isWhitespace, !last.properties.isWhitespace { return text }
-        let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
-        return trimmed.isEmpty ? nil : trimmed
+        guard let trimmed = text?.trimmingWhitespace(), !trimmed.isEmpty else { return nil }
+        return trimmed
     }
 
     /// `"1234.50"` → 1234.5. Digits with an optional point and an optional leading minus
@@ -33,7 +29,7 @@ public enum FieldInput {
     /// no exponent, no currency sign; at most ``Money/maximumIntegerDigits`` digits before
     /// the point.
     public static func amount(_ text: String, property: String = "amount") -> Result<Decimal, FieldInputError> {
-        let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        let trimmed = text.trimmingWhitespace()
         func failure() -> Result<Decimal, FieldInputError> {
             .failure(FieldInputError(property: property, message: trimmed.isEmpty
                 ? "Amount is required."
@@ -58,7 +54,7 @@ public enum FieldInput {
             }
         }
         guard digitsBefore > 0, !seenPoint || digitsAfter > 0, digitsBefore + digitsAfter <= 34,
-              let value = Decimal(string: trimmed, locale: Locale(identifier: "en_US_POSIX")) else { return failure() }
+              let value = decimal(trimmed, digits: digitsBefore + digitsAfter, scale: digitsAfter) else { return failure() }
         guard significantBefore <= Money.maximumIntegerDigits else {
             return .failure(FieldInputError(property: property, message:
                 "Amount \(EchoedInput.quoted(trimmed)) is too large: at most \(Money.maximumIntegerDigits) digits "
@@ -67,17 +63,35 @@ public enum FieldInput {
         return .success(value)
     }
 
+    private static let posix = Locale(identifier: "en_US_POSIX")
+
+    /// The value of checked amount text: up to 18 digits read as an integer and a scale
+    /// (the common case, exact and without a locale), more through Foundation's parser.
+    private static func decimal(_ text: String, digits: Int, scale: Int) -> Decimal? {
+        guard digits <= 18 else { return Decimal(string: text, locale: posix) }
+        var significand: UInt64 = 0
+        var negative = false
+        for byte in text.utf8 {
+            switch byte {
+            case UInt8(ascii: "-"): negative = true
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): significand = significand * 10 + UInt64(byte - UInt8(ascii: "0"))
+            default: continue
+            }
+        }
+        return Decimal(sign: negative && significand != 0 ? .minus : .plus, exponent: -scale, significand: Decimal(significand))
+    }
+
     /// `" eur "` → `"EUR"`: trimmed and upper-cased. Whether the code exists is the model's
     /// rule (``Invoice`` reports an unknown code), so any three letters pass here.
     public static func currencyCode(_ text: String, property: String = "currency") -> Result<String, FieldInputError> {
-        let code = text.trimmingCharacters(in: .whitespacesAndNewlines).uppercased()
+        let code = text.trimmingWhitespace().uppercased()
         guard !code.isEmpty else { return .failure(FieldInputError(property: property, message: "Currency is required.")) }
         return .success(code)
     }
 
     /// `"2025-03-14"` → that day. `label` names the field in the message ("Issue date").
     public static func day(_ text: String, property: String, label: String) -> Result<CalendarDay, FieldInputError> {
-        let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        let trimmed = text.trimmingWhitespace()
         if trimmed.isEmpty { return .failure(FieldInputError(property: property, message: "\(label) is required.")) }
         guard let day = CalendarDay(iso: trimmed) else {
             return .failure(FieldInputError(property: property,
@@ -88,7 +102,7 @@ public enum FieldInput {
 
     /// `"Sent"` → `.sent`, case-insensitively. "overdue" is refused with the reason.
     public static func status(_ text: String, property: String = "status") -> Result<InvoiceStatus, FieldInputError> {
-        let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines).lowercased()
+        let trimmed = text.trimmingWhitespace().lowercased()
         if let status = InvoiceStatus(rawValue: trimmed) { return .success(status) }
         let allowed = InvoiceStatus.allCases.map(\.rawValue).joined(separator: ", ")
         if trimmed == "overdue" {

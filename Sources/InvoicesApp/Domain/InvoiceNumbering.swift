@@ -26,14 +26,17 @@ public struct InvoiceNumbering: Sendable, Hashable {
         var sequences: [Int: InvoiceSequence] = [:]
         let invoices = context.insertedObjects.union(context.updatedObjects)
             .compactMap { $0 as? Invoice }.filter { !$0.isDeleted }
-            .sorted { ($0.issueDate, $0.objectID.description) < ($1.issueDate, $1.objectID.description) }
         for invoice in invoices {
             guard let identifier = invoice.identifier, invoice.isInserted || invoice.changedValues()["identifier"] != nil,
                   let typed = format.sequence(of: identifier, year: invoice.issueDay.year) else { continue }
             let sequence = try self.sequence(for: invoice.issueDay.year, in: context, cache: &sequences, assignment: &assignment)
             if typed > sequence.lastNumber { sequence.lastNumber = typed }
         }
-        for invoice in invoices where invoice.identifier == nil && invoice.status != .draft {
+        // In issue order; the ID only breaks ties, so it is written once per invoice, not per comparison.
+        let unnumbered = invoices.filter { $0.identifier == nil && $0.status != .draft }
+            .map { (date: $0.issueDate, id: $0.objectID.description, invoice: $0) }
+            .sorted { ($0.date, $0.id) < ($1.date, $1.id) }.map(\.invoice)
+        for invoice in unnumbered {
             let year = invoice.issueDay.year
             let sequence = try self.sequence(for: year, in: context, cache: &sequences, assignment: &assignment)
             var number: String

@@ -64,27 +64,27 @@ public struct InvoiceImporter: Sendable {
         }
         var run = ImportRun(context: context, numbering: numbering, logger: logger,
                             directory: try await ClientDirectory.load(from: context, logger: logger))
-        var gatherer = InvoiceGatherer(header: file.header)
-        var records = try file.records()
-        var atEnd = false
+        let reader = ImportBatchReader(try file.records(), header: file.header, batchSize: batchSize)
         var reported = 0
         progress?(ImportProgress(processedRows: 0, totalRows: report.totalRows, importedInvoices: 0))
-        while !atEnd {
-            if let rows = try records.next() {
-                for row in rows { gatherer.add(row) }
-            } else {
-                gatherer.finish()
-                atEnd = true
+        // The next batch is read while this one saves.
+        var upcoming = Self.read(reader)
+        while let batch = try await upcoming.value.get() {
+            upcoming = Self.read(reader)
+            report.skipped += batch.skipped
+            if !batch.invoices.isEmpty {
+                do {
+                    try await run.save(batch.invoices, into: &report, didSaveBatch: didSaveBatch)
+                } catch {
+                    upcoming.cancel()
+                    throw error
+                }
             }
-            report.skipped += gatherer.takeSkipped()
-            while gatherer.ready.count >= batchSize || (atEnd && !gatherer.ready.isEmpty) {
-                try await run.save(gatherer.take(batchSize), into: &report, didSaveBatch: didSaveBatch)
-                reported = atEnd && gatherer.ready.isEmpty ? report.totalRows : gatherer.handledRows
-                progress?(ImportProgress(processedRows: reported, totalRows: report.totalRows,
-                                         importedInvoices: report.importedInvoices))
-            }
+            reported = batch.isLast ? report.totalRows : batch.handledRows
+            progress?(ImportProgress(processedRows: reported, totalRows: report.totalRows,
+                                     importedInvoices: report.importedInvoices))
         }
-        report.totalInvoices = gatherer.invoiceCount
+        report.totalInvoices = await reader.invoiceCount
         report.matchedClients = run.matched.count
         report.skipped.sort { $0.line < $1.line }
         if reported < report.totalRows {
@@ -92,6 +92,15 @@ public struct InvoiceImporter: Sendable {
                                      importedInvoices: report.importedInvoices))
         }
         return report
+    }
+}
+
+extension InvoiceImporter {
+    /// The reader's next batch, read on a task of its own.
+    fileprivate static func read(_ reader: ImportBatchReader) -> Task<Result<ImportBatchReader.Batch?, ImportError>, Never> {
+        Task {
+            do throws(ImportError) { return .success(try await reader.next()) } catch { return .failure(error) }
+        }
     }
 }
 

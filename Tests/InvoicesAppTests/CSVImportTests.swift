@@ -187,6 +187,15 @@ import Testing
         #expect(page.totalCount == 25)
     }
 
+    @Test func anIdentifierRepeatedInALaterBatchIsFoundInTheStoreNotImportedTwice() async throws {
+        let stack = try makeStack()
+        let rows = (1...6).map { "Client,,,,B-\($0),\($0).00,EUR,sent,2025-03-01,," } + ["Client,,,,B-2,9.00,EUR,sent,2025-03-01,,"]
+        let report = try await stack.importCSV(csv(rows), batchSize: 2)
+        #expect(report.importedInvoices == 6)
+        #expect(report.skipped == [.init(line: 8, reasons: ["An invoice with identifier B-2 already exists."])])
+        #expect(try await stack.invoicePage(InvoiceQuery(), today: today).totalCount == 6)
+    }
+
     @Test func importedRowsAppearInTheMainContextsPages() async throws {
         let stack = try await makeFixtureStack()
         let before = try await stack.clientDetail(id: try await clientID("Zed Design", in: stack), today: today)

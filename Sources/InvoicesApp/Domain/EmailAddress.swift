@@ -9,21 +9,19 @@ public enum EmailAddress {
     /// at most 254 characters. (Full RFC 5322 syntax, quoted local parts and all, is not
     /// what people type into an invoicing tool.)
     public static func isValid(_ text: String) -> Bool {
-        let scalars = Array(text.unicodeScalars)
-        guard scalars.count >= 3, scalars.count <= 254,
-              let at = scalars.firstIndex(of: "@"), scalars.lastIndex(of: "@") == at,
-              at > 0, at < scalars.count - 1 else { return false }
-        for s in scalars where s.isWhiteSpace || s.value < 0x20 || s.value == 0x7F || Self.forbidden.contains(s) {
+        // The scalars in place: an import checks an address per row.
+        let scalars = text.unicodeScalars
+        let count = scalars.count
+        guard count >= 3, count <= 254, let at = scalars.firstIndex(of: "@"), scalars.lastIndex(of: "@") == at,
+              at > scalars.startIndex, scalars.index(after: at) < scalars.endIndex else { return false }
+        for s in scalars where s.isWhiteSpace || s.value < 0x20 || s.value == 0x7F || forbidden.contains(s) {
             return false
         }
-        let local = scalars[..<at], domain = scalars[(at + 1)...]
+        let local = scalars[..<at], domain = scalars[scalars.index(after: at)...]
         if local.first == "." || local.last == "." || local.count > 64 { return false }
-        let labels = String(String.UnicodeScalarView(domain)).split(separator: ".", omittingEmptySubsequences: false)
+        let labels = domain.split(separator: ".", omittingEmptySubsequences: false)
         guard labels.count >= 2 else { return false }
-        for label in labels {
-            if label.isEmpty || label.hasPrefix("-") || label.hasSuffix("-") { return false }
-        }
-        return true
+        return !labels.contains { $0.isEmpty || $0.first == "-" || $0.last == "-" }
     }
 
     /// Trimmed and lower-cased; nil for blank input (a client without email).

@@ -58,7 +58,6 @@ struct BatchImport {
             outcome.changes.inserted.insert(item.invoice.objectID)
             outcome.changes.inserted.formUnion(item.invoice.lines.map(\.objectID))
             outcome.changes.inserted.formUnion(item.invoice.payments.map(\.objectID))
-            if let identifier = item.invoice.identifier { state.importedIdentifiers[identifier] = item.row.line }
             switch item.origin {
             case .existing:
                 outcome.matchedClients.insert(item.client.objectID)
@@ -79,6 +78,10 @@ struct BatchImport {
         return outcome
     }
 
+    /// The identifiers of this batch's accepted rows, with their line. Earlier batches' are
+    /// in the store, where ``existingIdentifiers(_:)`` finds them: memory holds one batch's.
+    private var identifiers: [String: Int] = [:]
+
     /// Clients created in this batch, by the temporary ID the directory knows them by.
     private var createdClients: [ObjectID: Client] = [:]
 
@@ -88,7 +91,7 @@ struct BatchImport {
         if let identifier = row.identifier, existing.contains(identifier) {
             return skip(row.line, "An invoice with identifier \(EchoedInput.plain(identifier)) already exists.")
         }
-        if let identifier = row.identifier, let line = state.importedIdentifiers[identifier] {
+        if let identifier = row.identifier, let line = identifiers[identifier] {
             return skip(row.line, "Identifier \(EchoedInput.plain(identifier)) is already used on line \(line).")
         }
         let client: Client
@@ -135,7 +138,7 @@ struct BatchImport {
             createdClients[client.objectID] = client
             state.directory.add(client.objectID, name: client.name, email: client.email)
         }
-        if let identifier = row.identifier { state.importedIdentifiers[identifier] = row.line }
+        if let identifier = row.identifier { identifiers[identifier] = row.line }
         accepted[row.line] = Accepted(row: row, invoice: invoice, client: client, origin: origin)
     }
 
@@ -169,7 +172,7 @@ struct BatchImport {
     private mutating func withdraw(_ line: Int, reasons: [String]) {
         guard let item = accepted.removeValue(forKey: line) else { return }
         context.delete(item.invoice)
-        if let identifier = item.row.identifier { state.importedIdentifiers[identifier] = nil }
+        if let identifier = item.row.identifier { identifiers[identifier] = nil }
         if item.origin == .createdInBatch && !accepted.values.contains(where: { $0.client === item.client }) {
             state.directory.remove(item.client.objectID, name: item.client.name, email: item.client.email)
             createdClients[item.client.objectID] = nil

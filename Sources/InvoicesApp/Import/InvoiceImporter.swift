@@ -144,8 +144,6 @@ private struct ImportRun {
 /// What one batch hands to the next: values only.
 struct BatchState: Sendable {
     var directory: ClientDirectory
-    /// Identifiers imported so far, with their line.
-    var importedIdentifiers: [String: Int] = [:]
     /// Clients this import created in earlier batches (permanent IDs).
     var createdClientIDs = Set<ObjectID>()
 }

@@ -19,6 +19,40 @@ import Testing
         }
     }
 
+    @Test(arguments: TestStore.all) func keepingAnUnloadedInverseInStepReadsKeysNotRows(_ store: TestStore) async throws {
+        let coordinator = try store.coordinator()
+        let writer = ManagedObjectContext(.privateQueue, coordinator: coordinator)
+        let clientID = try await writer.perform {
+            let client = Client(context: writer)
+            client.name = "Acme"
+            for n in 0..<50 {
+                let invoice = Invoice(context: writer)
+                invoice.identifier = "A-\(n)"
+                invoice.client = client
+            }
+            try writer.save()
+            return client.objectID
+        }
+        let importer = ManagedObjectContext(.privateQueue, coordinator: coordinator)
+        try await importer.perform {
+            let client = try importer.existingObject(with: clientID, as: Client.self)
+            let cachedBefore = coordinator.rowCacheCount
+            let invoice = Invoice(context: importer)
+            invoice.identifier = "A-new"
+            invoice.client = client
+            // The 50 invoices already there are named by key in the inverse, not read.
+            #expect(coordinator.rowCacheCount == cachedBefore)
+            #expect(client.invoices.count == 51)
+            #expect(client.invoices.contains(invoice))
+            try importer.save()
+        }
+        let reader = ManagedObjectContext(.privateQueue, coordinator: coordinator)
+        let count = try await reader.perform {
+            try reader.existingObject(with: clientID, as: Client.self).invoices.count
+        }
+        #expect(count == 51)
+    }
+
     @Test(arguments: TestStore.all) func changingAToManySetsTheInverseOfAddedAndRemovedObjects(_ store: TestStore) async throws {
         let context = ManagedObjectContext(.privateQueue, coordinator: try store.coordinator())
         await context.perform {

@@ -96,7 +96,9 @@ extension ManagedObjectContext {
 
     /// The destination IDs of a to-many relationship, loading them when needed.
     @discardableResult
-    func loadToMany(of object: ManagedObject, at index: Int) -> [ObjectID] {
+    /// - Parameter readingRows: whether the destinations' rows are read too (into the row
+    ///   cache, for the faults that usually follow); keeping an inverse in step needs IDs only.
+    func loadToMany(of object: ManagedObject, at index: Int, readingRows: Bool = true) -> [ObjectID] {
         if case .references(let ids) = object.values[index] { return ids }
         guard let rel = object.entity.relationshipDescription(at: index) else { return [] }
         let ids: [ObjectID]
@@ -105,8 +107,10 @@ extension ManagedObjectContext {
         } else if object.objectID.isTemporaryID {
             ids = []
         } else {
-            ids = (try? persistentStoreCoordinator.destinations(of: object.objectID, relationship: rel,
-                                                                entity: object.entity)) ?? []
+            let coordinator = persistentStoreCoordinator
+            ids = (try? readingRows
+                ? coordinator.destinations(of: object.objectID, relationship: rel, entity: object.entity)
+                : coordinator.destinationIDs(of: object.objectID, relationship: rel, entity: object.entity)) ?? []
         }
         object.values[index] = .references(ids)
         if index < object.baseValues.count { object.baseValues[index] = .references(ids) }
@@ -178,7 +182,7 @@ extension ManagedObjectContext {
         guard let link = owner.entity.links[index] else { return }
         let inverseIndex = link.inverseIndex
         if link.inverseIsToMany {
-            var ids = loadToMany(of: target, at: inverseIndex)
+            var ids = loadToMany(of: target, at: inverseIndex, readingRows: false)
             guard !ids.contains(owner.objectID) else { return }
             // Appended in place: the slot lets go of the list first, so it is not copied
             // (a client's invoices, inserted one by one, would be copied once per invoice).
@@ -192,7 +196,7 @@ extension ManagedObjectContext {
                 if let previous = try? object(with: previousID) {
                     if previous.lifecycle == .fault { fulfillFault(previous) }
                     if link.isToMany {
-                        let ids = loadToMany(of: previous, at: index)
+                        let ids = loadToMany(of: previous, at: index, readingRows: false)
                         previous.values[index] = .references(ids.filter { $0 != target.objectID })
                     } else if case .reference(let back) = previous.values[index], back == target.objectID {
                         previous.values[index] = .null

@@ -201,6 +201,21 @@ public final class PersistentStoreCoordinator: Sendable {
         return rows.map(\.0)
     }
 
+    /// The IDs of a to-many relationship's destinations without their rows: what keeping an
+    /// inverse in step needs. (An import adding invoices to clients would otherwise read every
+    /// invoice of each client into the row cache.)
+    func destinationIDs(of id: ObjectID, relationship: RelationshipDescription,
+                        entity: EntityDescription) throws -> [ObjectID] {
+        guard let pk = id.primaryKey else { return [] }
+        guard relationship.cardinality != .orderedToMany,
+              case .inverseForeignKey(_, let column) = SQLSchema.mapping(of: relationship, in: entity, model: model),
+              let destination = model.entity(named: relationship.destinationEntityName) else {
+            return try destinations(of: id, relationship: relationship, entity: entity)
+        }
+        return try requireStore().fetchIDs(destination, join: "", where: "t0.\(raw: column) = \(.int(pk))",
+                                           orderBy: "t0._pk", limit: nil, offset: 0)
+    }
+
     func recordPermanentIDs(_ map: [ObjectID: ObjectID]) {
         guard !map.isEmpty else { return }
         permanentIDs.withLock { $0.merge(map) { _, new in new } }

@@ -50,6 +50,11 @@ struct BatchImport {
         do { existing = try existingIdentifiers(rows.compactMap(\.identifier)) } catch {
             throw .store(error, importedBefore: importedBefore, logger: logger)
         }
+        do {
+            try state.directory.lookUpEmails(Set(rows.compactMap(\.client.email)), in: context)
+        } catch {
+            throw .store(error, importedBefore: importedBefore, logger: logger)
+        }
         for row in rows { add(row, existing: existing) }
         try save(importedBefore: importedBefore)
 
@@ -96,7 +101,11 @@ struct BatchImport {
         }
         let client: Client
         var origin = ClientOrigin.existing
-        switch state.directory.match(email: row.client.email, name: row.client.name) {
+        let match = state.directory.match(email: row.client.email, name: row.client.name) { id in
+            // A client deleted meanwhile is no match: the row makes a new one.
+            createdClients[id]?.name ?? (try? context.existingObject(with: id, as: Client.self))?.name
+        }
+        switch match {
         case .existing(let id):
             if let new = createdClients[id] {
                 client = new

@@ -67,10 +67,13 @@ struct ClientImport {
             return try await context.perform { () throws -> Outcome in
                 var outcome = Outcome(directory: directory)
                 var made: [Client] = []
+                try outcome.directory.lookUpEmails(Set(batch.compactMap(\.details.email)), in: context)
                 for row in batch {
                     // Already there: by its email, or by its name when it has none.
-                    guard case .none = outcome.directory.match(email: row.details.email,
-                                                               name: row.details.email == nil ? row.name : nil) else {
+                    let match = outcome.directory.match(email: row.details.email, name: row.details.email == nil ? row.name : nil) { id in
+                        made.first { $0.objectID == id }?.name ?? (try? context.existingObject(with: id, as: Client.self))?.name
+                    }
+                    guard case .none = match else {
                         outcome.matched += 1
                         continue
                     }

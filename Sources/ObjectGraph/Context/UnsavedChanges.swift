@@ -126,7 +126,9 @@ extension ManagedObjectContext {
                 object.rowVersion = change.version
                 object.values = change.values
                 object.isDeletedElsewhereFlag = false
-                objectDidChange(object)
+                // Nothing changed (an object a form only read, ``workingState(including:)``):
+                // its base is adopted, and it stays out of the pending changes.
+                if change.values != change.base { objectDidChange(object) }
             case .delete:
                 let object = try object(with: change.id)
                 if object.lifecycle == .fault { fulfillFault(object) }

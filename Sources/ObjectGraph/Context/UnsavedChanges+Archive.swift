@@ -63,7 +63,8 @@ extension UnsavedChanges {
 extension ManagedObjectContext {
     /// What this context holds for a form to be rebuilt elsewhere: its unsaved changes (as
     /// ``unsavedChanges(of:)``, of every object), plus the committed values of the objects
-    /// `read` names that are loaded here but unchanged, as updates with nothing changed. A
+    /// `read` names that are registered here but unchanged (faults are loaded), as updates
+    /// with nothing changed; IDs this context cannot find are left out. A
     /// context that adopts the result starts from the values this one read, at their row
     /// versions, so a later save meets what changed since as a conflict. Call it on the
     /// context's queue.
@@ -73,8 +74,8 @@ extension ManagedObjectContext {
         var unit = makeSaveUnit()
         let changed = unit.ids
         for id in read {
-            guard let object = registeredObject(for: id), !changed.contains(object.objectID),
-                  object.lifecycle == .loaded, !object.isInsertedFlag, !object.isDeletedFlag else { continue }
+            guard !changed.contains(id), let object = try? existingObject(with: id), !changed.contains(object.objectID),
+                  !object.isInsertedFlag, !object.isDeletedFlag else { continue }
             unit.changes.append(.init(id: object.objectID, entity: object.entity, kind: .update,
                                       values: object.baseValues, base: object.baseValues, version: object.rowVersion))
         }

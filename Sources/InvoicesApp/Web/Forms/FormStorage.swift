@@ -86,7 +86,7 @@ struct FormStorage: Sendable {
             var read = Set(shown.map(\.1))
             for (entity, id) in shown {
                 guard let rows = catalog.table(forEntity: entity)?.rows,
-                      let object = scratchpad.registeredObject(for: id), !object.isDeleted else { continue }
+                      let object = try? scratchpad.existingObject(with: id), !object.isDeleted else { continue }
                 read.formUnion(rows.positions(in: object).keys)
             }
             return scratchpad.workingState(including: read)

@@ -1,0 +1,155 @@
+import Foundation
+import Testing
+@testable import InvoicesApp
+
+/// Two `invoices serve` processes on one database file, and one visitor whose requests land
+/// on either, as behind a balancer without stickiness: sessions and open forms live in the
+/// database, so any server continues any form, and a server's death loses no input.
+@Suite(.serialized) struct SharedFormsTests {
+    /// Two servers on a seeded file (Acme Corp, Beta Ltd).
+    private static func twoServers(_ options: [String] = []) async throws -> (url: URL, a: ServeProcess, b: ServeProcess) {
+        let url = try await seededDatabase()
+        return (url, try await ServeProcess(database: url, options: options), try await ServeProcess(database: url, options: options))
+    }
+
+    /// Opens Beta's form on `visitor`'s server and applies `fields`: the form's path and token.
+    private static func editBeta(_ visitor: Visitor, applying fields: [(String, String)]) async throws -> (path: String, csrf: String) {
+        try await visitor.editClient("Beta Ltd", applying: fields)
+    }
+
+    /// Open forms the database holds, as a server's inspector says.
+    private static func formsInDatabase(_ visitor: Visitor) async throws -> Int? {
+        try await visitor.inspectorSnapshot().openForms.inDatabase
+    }
+
+    @Test func aFormOpenedOnOneServerIsContinuedOnAnotherAndSavedOnTheFirst() async throws {
+        let (url, a, b) = try await Self.twoServers()
+        let onA = a.visitor(), onB = onA.at(port: b.port)
+        let (path, csrf) = try await Self.editBeta(onA, applying: [("name", "Beta Roaming")])
+
+        // B never saw this visitor: it takes the session and the form from the database.
+        #expect(try await onB.post(path, [("csrf", csrf), ("city", "Basel")]).status == 303)
+        let shownOnB = try await onB.get(path).text
+        #expect(shownOnB.contains("value=\"Beta Roaming\"") && shownOnB.contains("value=\"Basel\""))
+        let inspectorB = try await b.visitor().inspectorSnapshot().openForms
+        #expect(inspectorB.heldHere == 1 && inspectorB.inDatabase == 1)
+
+        // A's own copy is older than the database's now: A rebuilds it, with B's field.
+        let shownOnA = try await onA.get(path).text
+        #expect(shownOnA.contains("value=\"Beta Roaming\"") && shownOnA.contains("value=\"Basel\""))
+        let saved = try await onA.post(path, [("csrf", csrf), ("action", "save")])
+        #expect(saved.status == 303)
+        #expect(try await clientsOnDisk(url)["Beta Roaming"] == "Basel")
+        #expect(try await onB.get(path).status == 410)   // saved on A: closed everywhere
+        #expect(try await Self.formsInDatabase(b.visitor()) == 0)
+        _ = await a.stop()
+        _ = await b.stop()
+    }
+
+    @Test func killingTheServerHoldingAFormMidEditLosesNoInput() async throws {
+        let (url, a, b) = try await Self.twoServers()
+        let onA = a.visitor(), onB = onA.at(port: b.port)
+        let (newPath, newPage) = try await onA.openForm("/clients/new")
+        let csrf = try #require(newPage.csrf)
+        #expect(try await onA.post(newPath, [("csrf", csrf), ("name", "Kilo New"), ("city", "Kyiv")]).status == 303)
+        let (editPath, _) = try await Self.editBeta(onA, applying: [("city", "Bern")])
+        await a.kill9()
+
+        // The visitor's next requests land on B: both forms are there, input intact, and save.
+        let shown = try await onB.get(newPath)
+        #expect(shown.status == 200 && shown.text.contains("value=\"Kilo New\"") && shown.text.contains("value=\"Kyiv\""))
+        let savedNew = try await onB.post(newPath, [("csrf", csrf), ("action", "save")])
+        #expect(savedNew.status == 303)
+        let savedEdit = try await onB.post(editPath, [("csrf", csrf), ("action", "save")])
+        #expect(savedEdit.status == 303)
+        let onDisk = try await clientsOnDisk(url)
+        #expect(onDisk["Kilo New"] == "Kyiv")
+        #expect(onDisk["Beta Ltd"] == "Bern")
+        _ = await b.stop()
+    }
+
+    @Test func aRebuiltFormWhoseBaseWasChangedMeanwhileAnswers409AndLosesNothing() async throws {
+        let (url, a, b) = try await Self.twoServers()
+        let mine = a.visitor(), mineOnB = mine.at(port: b.port)
+        // The visitor reads Beta on A and types a city; the name they read is "Beta Ltd".
+        let (path, csrf) = try await Self.editBeta(mine, applying: [("city", "Lyon")])
+        // Someone else renames Beta on B and saves.
+        let other = b.visitor()
+        let (otherPath, otherCSRF) = try await Self.editBeta(other, applying: [("name", "Beta Theirs")])
+        #expect(try await other.post(otherPath, [("csrf", otherCSRF), ("action", "save")]).status == 303)
+        await a.kill9()
+
+        // B rebuilds the visitor's form from the database: the name they change was changed
+        // since they read it, so the save is a conflict, not an overwrite.
+        let conflict = try await mineOnB.post(path, [("csrf", csrf), ("name", "Beta Mine"), ("action", "save")])
+        #expect(conflict.status == 409)
+        #expect(conflict.text.contains("Beta Theirs") && conflict.text.contains("Beta Mine"))
+        #expect(try await clientsOnDisk(url)["Beta Theirs"] != nil)
+        let kept = try await mineOnB.get(path).text
+        #expect(kept.contains("value=\"Beta Mine\"") && kept.contains("value=\"Lyon\""))
+        #expect(try await mineOnB.post(path, [("csrf", csrf), ("action", "keep-mine")]).status == 303)
+        #expect(try await clientsOnDisk(url)["Beta Mine"] == "Lyon")
+        _ = await b.stop()
+    }
+
+    @Test func aFormOnlyReadBeforeAnotherSaveStillMeetsItWhenRebuiltElsewhere() async throws {
+        let (url, a, b) = try await Self.twoServers()
+        let mine = a.visitor(), mineOnB = mine.at(port: b.port)
+        // The visitor opens Beta's form on A and types nothing yet: what they read is all
+        // the database holds of the form.
+        let (path, page) = try await mine.openForm("/clients/\(try await clientID("Beta Ltd", visitor: mine))/edit")
+        let csrf = try #require(page.csrf)
+        let other = b.visitor()
+        let (otherPath, otherCSRF) = try await Self.editBeta(other, applying: [("name", "Beta Theirs")])
+        #expect(try await other.post(otherPath, [("csrf", otherCSRF), ("action", "save")]).status == 303)
+        await a.kill9()
+
+        let conflict = try await mineOnB.post(path, [("csrf", csrf), ("name", "Beta Mine"), ("action", "save")])
+        #expect(conflict.status == 409)
+        #expect(try await clientsOnDisk(url)["Beta Theirs"] != nil)
+        #expect(try await mineOnB.get(path).text.contains("value=\"Beta Mine\""))
+        _ = await b.stop()
+    }
+
+    @Test func cancelOnOneServerDropsAFormOpenedOnAnother() async throws {
+        let (url, a, b) = try await Self.twoServers()
+        let onA = a.visitor(), onB = onA.at(port: b.port)
+        let (path, csrf) = try await Self.editBeta(onA, applying: [("city", "Oslo")])
+        #expect(try await Self.formsInDatabase(b.visitor()) == 1)
+        let cancelled = try await onB.post(path, [("csrf", csrf), ("action", "cancel")])
+        #expect(cancelled.status == 303)
+        #expect(try await onA.get(path).status == 410)   // A held it in memory: the database says it is closed
+        #expect(try await onB.get(path).status == 410)
+        #expect(try await Self.formsInDatabase(a.visitor()) == 0)
+        #expect(try await clientsOnDisk(url)["Beta Ltd"] == .some(nil))
+        _ = await a.stop()
+        _ = await b.stop()
+    }
+
+    @Test func aForgedOrExpiredSessionCookieIsRefusedOnEveryServer() async throws {
+        let (url, a, b) = try await Self.twoServers(["--session-timeout", "1"])
+        let onA = a.visitor(), onB = onA.at(port: b.port)
+        let (path, csrf) = try await Self.editBeta(onA, applying: [("city", "Rome")])
+
+        // A cookie nobody issued is no session, on either server.
+        let forger = Visitor(port: b.port)
+        let forged = try await forger.send("POST", path, headers: ["Cookie": "sid=" + Tokens.random(),
+                                                                   "Content-Type": "application/x-www-form-urlencoded"],
+                                           body: Data("csrf=\(csrf)&action=save".utf8))
+        #expect(forged.status == 403)
+        #expect(try await onB.get(path).status == 200)   // the real visitor's form is untouched
+
+        // Past the timeout the session is over everywhere, and its records are purged.
+        try await Task.sleep(for: .milliseconds(1_500))
+        let expired = try await onB.post(path, [("csrf", csrf), ("action", "save")])
+        #expect(expired.status == 403)
+        #expect(expired.text.contains("session has expired"))
+        #expect(try await onA.get(path).status == 410)
+        let records = try InvoicesStack(storeURL: url).coordinator
+        #expect(try records.records(named: "forms").count(asOf: .distantPast) == 0)
+        #expect(try records.records(named: "sessions").count(asOf: .distantPast) == 0)
+        #expect(try await clientsOnDisk(url)["Beta Ltd"] == .some(nil))
+        _ = await a.stop()
+        _ = await b.stop()
+    }
+}

@@ -111,6 +111,37 @@ import Testing
         _ = await b.stop()
     }
 
+    @Test func typingIntoAFormOnAnotherServerIsNoDataChangeForThisOne() async throws {
+        try await withDashboard { app in
+            let other = try await ServeProcess(database: app.databaseURL)
+            let reader = app.visitor()
+            _ = try await reader.get("/clients")
+            let before = app.server.dashboard.keptPages.cache.statistics
+            // A visitor of the other server types, field after field: every POST writes the
+            // form to the database, and none of it is data.
+            let typist = other.visitor()
+            let (path, csrf) = try await Self.editBeta(typist, applying: [("city", "T")])
+            for keystroke in 0..<10 {
+                #expect(try await typist.post(path, [("csrf", csrf), ("city", "Typed \(keystroke)")]).status == 303)
+            }
+            try await Task.sleep(for: .milliseconds(50))
+            _ = try await reader.get("/clients")
+            let after = app.server.dashboard.keptPages.cache.statistics
+            #expect(after.renders == before.renders, "the kept page was dropped by form writes")
+            #expect(after.hits == before.hits + 1)
+            // A save is a data change: the page is read again.
+            #expect(try await typist.post(path, [("csrf", csrf), ("action", "save")]).status == 303)
+            let deadline = ContinuousClock.now + .seconds(1)
+            var shown = false
+            while !shown && ContinuousClock.now < deadline {
+                shown = try await reader.get("/clients").text.contains("Typed 9")
+                if !shown { try await Task.sleep(for: .milliseconds(20)) }
+            }
+            #expect(shown)
+            _ = await other.stop()
+        }
+    }
+
     @Test func cancelOnOneServerDropsAFormOpenedOnAnother() async throws {
         let (url, a, b) = try await Self.twoServers()
         let onA = a.visitor(), onB = onA.at(port: b.port)

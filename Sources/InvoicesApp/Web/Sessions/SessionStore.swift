@@ -35,7 +35,8 @@ final class SessionStore: Sendable {
     private let wallOrigin: Date
     let logger = Logger(label: "invoices.sessions")
 
-    private struct State {
+    // Not private: `SessionStore+Rebuilt.swift` reads and replaces forms under the same lock.
+    struct State {
         var sessions: [String: Session] = [:]
         /// When expired sessions were last swept.
         var lastSweep: Duration = .zero
@@ -48,7 +49,7 @@ final class SessionStore: Sendable {
         /// When expired records were last purged from the database.
         var lastPurge: Duration = .zero
     }
-    private let state = Mutex(State())
+    let state = Mutex(State())
     /// Told of forms opened and closed (the inspector's timeline); called outside the lock.
     private let observer = Mutex<(@Sendable (FormEvent) -> Void)?>(nil)
 
@@ -79,7 +80,13 @@ final class SessionStore: Sendable {
         guard let sid else { return nil }
         let inMemory = memorySession(sid)
         guard let stored else { return inMemory }
-        guard let record = stored.session(sid, now: wallNow()) else {
+        let record: StoredSessions.Record?
+        do { record = try stored.session(sid, now: wallNow()) } catch {
+            // The database is down: this process's view stands until it is back.
+            logger.error("Reading session \(sid.prefix(6))… from the database failed: \(error)")
+            return inMemory
+        }
+        guard let record else {
             if inMemory != nil { forget(sid) }
             return nil
         }
@@ -289,47 +296,6 @@ final class SessionStore: Sendable {
         return flash
     }
 
-    // MARK: Forms rebuilt from the database
-
-    /// The session as held here, untouched (after a form was rebuilt into it).
-    func peek(_ sid: String) -> Session? {
-        state.withLock { $0.sessions[sid] }
-    }
-
-    /// Replaces this process's forms of one scratchpad (owner `key`) with `forms`, rebuilt
-    /// from the database, quietly: for the visitor the forms never closed.
-    func replaceForms(ofOwner key: String, with forms: [EditForm], in sid: String) {
-        let replaced = state.withLock { state -> [EditForm] in
-            guard var session = state.sessions[sid] else { return [] }
-            let old = session.forms.filter { $0.ownerKey == key }
-            session.forms.removeAll { $0.ownerKey == key }
-            session.forms.append(contentsOf: forms)
-            state.sessions[sid] = session
-            state.formCount += forms.count - old.count
-            return old
-        }
-        for form in replaced { notify(.closed(form, sessionID: sid, reason: .rebuilt)) }
-        for form in forms { notify(.opened(form, sessionID: sid)) }
-    }
-
-    /// Notes the revision of scratchpad `key` this process wrote or read last.
-    func setRevision(_ revision: String, ofOwner key: String, in sid: String) {
-        state.withLock { state in
-            guard let index = state.sessions[sid]?.forms.firstIndex(where: { $0.id == key }) else { return }
-            state.sessions[sid]?.forms[index].revision = revision
-        }
-    }
-
-    /// How many open forms the database holds, of every server; nil without a database or
-    /// when it cannot be read (logged).
-    func storedFormCount() -> Int? {
-        guard let stored else { return nil }
-        do { return try stored.formCount(now: wallNow()) } catch {
-            logger.error("Counting the stored forms failed: \(error)")
-            return nil
-        }
-    }
-
     /// The objects open in some form of any live session, for the "being edited" marks.
     func objectsBeingEdited() -> Set<ObjectID> {
         changing { state, now in
@@ -403,7 +369,7 @@ final class SessionStore: Sendable {
         self.observer.withLock { $0 = observer }
     }
 
-    private func notify(_ event: FormEvent) {
+    func notify(_ event: FormEvent) {
         observer.withLock { $0 }?(event)
     }
 }

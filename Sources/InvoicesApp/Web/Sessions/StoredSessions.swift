@@ -33,14 +33,15 @@ final class StoredSessions: Sendable {
 
     // MARK: Sessions
 
-    /// The live session record for `sid`, or nil (unknown, expired, or the store unreadable:
-    /// logged, and the visitor gets a new session rather than an error page).
-    func session(_ sid: String, now: Date) -> Record? {
+    /// The live session record for `sid`, or nil (unknown, expired, or written by another
+    /// version: logged).
+    /// - Throws: ``StoreError`` when the database cannot be read.
+    func session(_ sid: String, now: Date) throws -> Record? {
+        guard let text = try sessions.value(for: sid, now: now) else { return nil }
         do {
-            guard let text = try sessions.value(for: sid, now: now) else { return nil }
             return try JSONDecoder().decode(Record.self, from: Data(text.utf8))
         } catch {
-            logger.error("Reading session \(sid.prefix(6))… failed: \(error)")
+            logger.error("Session \(sid.prefix(6))… in the database cannot be read: \(error)")
             return nil
         }
     }

@@ -68,6 +68,32 @@ import Testing
         _ = await b.stop()
     }
 
+    @Test func aNewClientWithAnInvoiceAddedInItsFormMovesBetweenServersAndSaves() async throws {
+        let (url, a, b) = try await Self.twoServers()
+        let onA = a.visitor(), onB = onA.at(port: b.port)
+        let (path, page) = try await onA.openForm("/clients/new")
+        let csrf = try #require(page.csrf)
+        let added = try await onA.post(path, [("csrf", csrf), ("name", "Echo Roaming"), ("action", "add-invoice")])
+        let invoicePath = try #require(added.header("Location"))
+        // The invoice added on A is filled in on B, with its line, and done.
+        #expect(try await onB.get(invoicePath).status == 200)
+        let done = try await onB.post(invoicePath, [("csrf", csrf), ("identifier", "INV-E-1"), ("line-0-description", "Work"),
+                                                   ("line-0-quantity", "2"), ("line-0-unitPrice", "10.25"),
+                                                   ("line-0-taxRate", "0"), ("currency", "CHF"), ("status", "sent"),
+                                                   ("issueDate", "2025-06-01"), ("dueDate", "2025-07-01"), ("action", "save")])
+        #expect(done.status == 303 && done.header("Location") == path)
+        await a.kill9()
+        let owner = try await onB.get(path).text
+        #expect(owner.contains("value=\"Echo Roaming\"") && owner.contains("INV-E-1"))
+        let saved = try await onB.post(path, [("csrf", csrf), ("action", "save")])
+        #expect(saved.status == 303)
+        #expect(try await clientsOnDisk(url).keys.contains("Echo Roaming"))
+        #expect(try await invoiceIdentifiersOnDisk(url).contains("INV-E-1"))
+        let shown = try await onB.get(try #require(saved.header("Location"))).text
+        #expect(shown.contains("20.50 CHF"))
+        _ = await b.stop()
+    }
+
     @Test func aRebuiltFormWhoseBaseWasChangedMeanwhileAnswers409AndLosesNothing() async throws {
         let (url, a, b) = try await Self.twoServers()
         let mine = a.visitor(), mineOnB = mine.at(port: b.port)

@@ -85,7 +85,13 @@ extension PersistentStoreCoordinator {
     /// - Throws: ``StoreError/noStore``, or ``StoreError`` when the table cannot be made.
     public func records(named name: String) throws -> StoreRecords {
         let store = try requireStore()
-        _ = try store.writeRecords(RecordStatements.schema)
+        do {
+            _ = try store.writeRecords(RecordStatements.schema)
+        } catch {
+            // Two processes making the table at once: one of them loses the race on
+            // PostgreSQL's catalog; the table is there now.
+            _ = try store.writeRecords(RecordStatements.schema)
+        }
         return StoreRecords(name: name, store: store)
     }
 }

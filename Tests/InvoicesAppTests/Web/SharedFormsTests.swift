@@ -168,6 +168,26 @@ import Testing
         }
     }
 
+    @Test func aFieldPostWhileTheDatabaseIsLockedAnswers503AndTheInputIsStoredWithTheNextOne() async throws {
+        let url = try await seededDatabase()
+        let server = try await ServeProcess(database: url, options: ["--busy-timeout", "0.3"])
+        let visitor = server.visitor()
+        let (path, csrf) = try await Self.editBeta(visitor, applying: [("name", "Beta Held")])
+        let holder = try await WriteLockHolder.hold(url)
+        let refused = try await visitor.post(path, [("csrf", csrf), ("city", "Held City")])
+        await holder.release()
+        #expect(refused.status == 503)
+        #expect(refused.header("Retry-After") == "5")
+        #expect(refused.text.contains("only this server holds it"))
+        // The lock is gone: the next change stores everything, and another server sees it.
+        #expect(try await visitor.post(path, [("csrf", csrf), ("country", "CH")]).status == 303)
+        let other = try await ServeProcess(database: url)
+        await server.kill9()
+        let shown = try await visitor.at(port: other.port).get(path).text
+        #expect(shown.contains("value=\"Beta Held\"") && shown.contains("value=\"Held City\"") && shown.contains("value=\"CH\""))
+        _ = await other.stop()
+    }
+
     @Test func cancelOnOneServerDropsAFormOpenedOnAnother() async throws {
         let (url, a, b) = try await Self.twoServers()
         let onA = a.visitor(), onB = onA.at(port: b.port)

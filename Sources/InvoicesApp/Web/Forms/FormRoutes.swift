@@ -91,7 +91,7 @@ struct FormRoutes: Sendable {
             return nil
         } catch {
             sessions.logger.error("Writing form \(form.ownerKey.prefix(6))… to the database failed: \(error)")
-            return unavailable(session, reason: "\(error)")
+            return unavailable(session, reason: "\(error)", heldHere: form.path)
         }
     }
 
@@ -103,12 +103,17 @@ struct FormRoutes: Sendable {
         return response.status.kind == .serverError ? response : refused
     }
 
-    /// The database could not be read or written: 503, try again.
-    func unavailable(_ session: Session?, reason: String) -> Response {
-        var response = renderer.errorPage(.serviceUnavailable, title: "Database unavailable",
-                                          message: "Open forms are kept in the database, and it cannot be reached just now (\(reason)). "
-                                              + "Try again in a few seconds; what was stored before is kept.",
-                                          link: "/clients", linkText: "Back to the clients", session: session)
+    /// The database could not be read or written: 503, try again. `heldHere`: the form whose
+    /// input this server applied but could not store.
+    func unavailable(_ session: Session?, reason: String, heldHere form: String? = nil) -> Response {
+        let message = form == nil
+            ? "Open forms are kept in the database, and it cannot be reached just now (\(reason)). "
+                + "Try again in a few seconds; what was stored before is kept."
+            : "Your input was applied, but it could not be stored in the database just now (\(reason)), "
+                + "so only this server holds it. Try again in a few seconds: the next change that is stored keeps it all."
+        var response = renderer.errorPage(.serviceUnavailable, title: "Not stored", message: message,
+                                          link: form ?? "/clients", linkText: form == nil ? "Back to the clients" : "Back to your form",
+                                          session: session)
         response.headers[.retryAfter] = "5"
         return response
     }

@@ -79,9 +79,12 @@ struct FormStorage: Sendable {
         let key = form.ownerKey
         let forms = current.forms.filter { $0.ownerKey == key }
         guard let owner = forms.first(where: { $0.id == key }) else { return }
-        let scratchpad = owner.scratchpad, catalog = catalog
+        let scratchpad = owner.scratchpad, catalog = catalog, sessions = sessions
         let shown = forms.map { ($0.entity, $0.objectID) }
-        let changes = await scratchpad.perform { () -> UnsavedChanges in
+        let descriptors = [owner.descriptor] + forms.filter { $0.id != key }.map(\.descriptor)
+        // Taken and written in one block of the scratchpad's queue, so that two requests of
+        // one form write their states in the order they made them.
+        try await scratchpad.perform {
             // What the visitor read: each form's object and the rows it shows.
             var read = Set(shown.map(\.1))
             for (entity, id) in shown {
@@ -89,12 +92,11 @@ struct FormStorage: Sendable {
                       let object = try? scratchpad.existingObject(with: id), !object.isDeleted else { continue }
                 read.formUnion(rows.positions(in: object).keys)
             }
-            return scratchpad.workingState(including: read)
+            let record = StoredForm(key: key, sessionID: sid, revision: Tokens.random(),
+                                    scratchpadName: scratchpad.name ?? "form", forms: descriptors,
+                                    changes: try scratchpad.workingState(including: read).archived())
+            try stored.save(record, session: sid, expiresAt: sessions.expiry())
+            sessions.setRevision(record.revision, ofOwner: key, in: sid)
         }
-        let record = StoredForm(key: key, sessionID: sid, revision: Tokens.random(), scratchpadName: scratchpad.name ?? "form",
-                                forms: [owner.descriptor] + forms.filter { $0.id != key }.map(\.descriptor),
-                                changes: try changes.archived())
-        try stored.save(record, session: sid, expiresAt: sessions.expiry())
-        sessions.setRevision(record.revision, ofOwner: key, in: sid)
     }
 }

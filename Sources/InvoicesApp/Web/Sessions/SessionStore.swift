@@ -114,7 +114,7 @@ final class SessionStore: Sendable {
         if let existing = session(sid) { return (existing, false) }
         let now = timekeeper.now()
         var session = Session(id: Tokens.random(), csrfToken: Tokens.random(), label: "visitor " + Tokens.random().prefix(6),
-                              lastSeen: now, storedAt: now)
+                              lastSeen: now)
         let ended = state.withLock { state -> Session? in
             if let sid, state.endedSet.remove(sid) != nil {
                 state.ended.removeAll { $0 == sid }
@@ -149,21 +149,20 @@ final class SessionStore: Sendable {
     /// one before a restart) with its flash, and moves its stored expiry on when due.
     private func adopt(_ record: StoredSessions.Record, sid: String) -> Session {
         let now = timekeeper.now()
-        let (session, due, ended) = state.withLock { state -> (Session, Bool, Session?) in
+        let (session, ended) = state.withLock { state -> (Session, Session?) in
             var ended: Session?
             var session = state.sessions[sid] ?? Session(id: sid, csrfToken: record.csrfToken, label: record.label,
-                                                         lastSeen: now, storedAt: now)
+                                                         lastSeen: now)
             if state.sessions[sid] == nil { ended = makeRoom(in: &state) }
             session.flash = record.flash
             session.lastSeen = now
-            let due = now - session.storedAt >= touchInterval
-            if due { session.storedAt = now }
             state.sessions[sid] = session
-            return (session, due, ended)
+            return (session, ended)
         }
         ended.map(sessionEnded)
-        if due {
-            do { try stored?.touch(sid, record: record, expiresAt: expiry()) } catch {
+        let wall = wallNow()
+        if record.touchedAt.map({ wall.timeIntervalSince($0) >= touchInterval.seconds }) ?? true {
+            do { try stored?.touch(sid, record: record, at: wall, expiresAt: expiry()) } catch {
                 logger.error("Moving the expiry of session \(session.label) on failed: \(error)")
             }
         }
@@ -184,7 +183,8 @@ final class SessionStore: Sendable {
     /// Writes the session's record (a new session, a flash set or taken).
     private func write(_ session: Session) {
         do {
-            try stored?.save(StoredSessions.Record(csrfToken: session.csrfToken, label: session.label, flash: session.flash),
+            try stored?.save(StoredSessions.Record(csrfToken: session.csrfToken, label: session.label, flash: session.flash,
+                                                   touchedAt: wallNow()),
                              for: session.id, expiresAt: expiry())
         } catch {
             logger.error("Writing session \(session.label) to the database failed: \(error)")

@@ -19,6 +19,9 @@ final class StoredSessions: Sendable {
         let csrfToken: String
         let label: String
         var flash: String?
+        /// When its expiry was last moved on, by any server: each server moves it on only
+        /// when this is older than ``SessionStore/touchInterval``.
+        var touchedAt: Date?
     }
 
     private let sessions: StoreRecords
@@ -53,7 +56,9 @@ final class StoredSessions: Sendable {
     }
 
     /// Keeps the session and its forms alive until `expiresAt`.
-    func touch(_ sid: String, record: Record, expiresAt: Date) throws {
+    func touch(_ sid: String, record: Record, at now: Date, expiresAt: Date) throws {
+        var record = record
+        record.touchedAt = now
         try save(record, for: sid, expiresAt: expiresAt)
         try forms.extendExpiry(ofGroup: sid, to: expiresAt)
     }

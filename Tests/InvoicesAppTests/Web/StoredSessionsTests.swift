@@ -33,6 +33,9 @@ import Testing
         let clock = ManualClock()
         let a = try Self.server(url, clock: clock), b = try Self.server(url, clock: clock)
         let session = a.sessionOrNew(nil).session
+        let stored = try #require(a.stored)
+        let form = StoredForm(key: "f", sessionID: session.id, revision: "1", scratchpadName: "form", forms: [], changes: Data())
+        try stored.save(form, session: session.id, expiresAt: a.expiry())
         // Visits on B keep it alive for A too: the stored expiry moves on.
         for _ in 0..<3 {
             clock.advance(by: .seconds(50))
@@ -40,10 +43,12 @@ import Testing
         }
         clock.advance(by: .seconds(50))
         #expect(a.session(session.id) != nil)   // 200 s after A last saw it
+        #expect(try stored.form("f", now: a.wallNow())?.revision == "1")   // its forms live as long
         clock.advance(by: .seconds(61))
         #expect(a.session(session.id) == nil)
         #expect(b.session(session.id) == nil)
-        let records = try InvoicesStack(storeURL: url).coordinator.records(named: "sessions")
-        #expect(try records.count(asOf: .distantPast) == 0)
+        let coordinator = try InvoicesStack(storeURL: url).coordinator
+        #expect(try coordinator.records(named: "sessions").count(asOf: .distantPast) == 0)
+        #expect(try coordinator.records(named: "forms").count(asOf: .distantPast) == 0)
     }
 }

@@ -33,6 +33,8 @@ import Testing
         #expect(shownOnB.contains("value=\"Beta Roaming\"") && shownOnB.contains("value=\"Basel\""))
         let inspectorB = try await b.visitor().inspectorSnapshot().openForms
         #expect(inspectorB.heldHere == 1 && inspectorB.inDatabase == 1)
+        let page = try await b.visitor().get("/contexts.md").text
+        #expect(page.contains("1 open form in 1 scratchpad held by this server; 1 open form scratchpad in the database"))
 
         // A's own copy is older than the database's now: A rebuilds it, with B's field.
         let shownOnA = try await onA.get(path).text

@@ -145,6 +145,7 @@ import Testing
             let reader = app.visitor()
             _ = try await reader.get("/clients")
             let before = app.server.dashboard.keptPages.cache.statistics
+            let history = try app.stack.coordinator.currentHistoryToken()
             // A visitor of the other server types, field after field: every POST writes the
             // form to the database, and none of it is data.
             let typist = other.visitor()
@@ -157,6 +158,7 @@ import Testing
             let after = app.server.dashboard.keptPages.cache.statistics
             #expect(after.renders == before.renders, "the kept page was dropped by form writes")
             #expect(after.hits == before.hits + 1)
+            #expect(try app.stack.coordinator.currentHistoryToken() == history)   // no history pages of typing
             // A save is a data change: the page is read again.
             #expect(try await typist.post(path, [("csrf", csrf), ("action", "save")]).status == 303)
             let deadline = ContinuousClock.now + .seconds(1)

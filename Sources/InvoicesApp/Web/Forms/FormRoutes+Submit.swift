@@ -12,7 +12,7 @@ extension FormRoutes {
         switch await storage.form(request.parameters["id"] ?? "", in: visitor) {
         case .open(let found, let holder): (form, session) = (found, holder)
         case .closed: return gone(visitor)
-        case .unavailable(let error): return unavailable(visitor, reason: "\(error)")
+        case .unavailable(let error): return unavailable(visitor, reason: StoreFailureReason.describe(error))
         }
         let response = try await submit(form, fields: context.form ?? FormData(), session: session)
         // Still open (kept after an error, a row added, a nested form done…): store what it holds now.

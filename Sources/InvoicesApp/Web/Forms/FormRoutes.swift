@@ -91,7 +91,7 @@ struct FormRoutes: Sendable {
             return nil
         } catch {
             sessions.logger.error("Writing form \(form.ownerKey.prefix(6))… to the database failed: \(error)")
-            return unavailable(session, reason: "\(error)", heldHere: form.path)
+            return unavailable(session, reason: StoreFailureReason.describe(error), heldHere: form.path)
         }
     }
 
@@ -126,7 +126,7 @@ struct FormRoutes: Sendable {
         switch await storage.form(request.parameters["id"] ?? "", in: visitor) {
         case .open(let found, let holder): (form, session) = (found, holder)
         case .closed: return gone(visitor)
-        case .unavailable(let error): return unavailable(visitor, reason: "\(error)")
+        case .unavailable(let error): return unavailable(visitor, reason: StoreFailureReason.describe(error))
         }
         guard let snapshot = try await snapshot(form) else { return deletedMeanwhile(form, session: session) }
         return await formPage(form, snapshot: snapshot, errors: [], status: .ok, session: session)

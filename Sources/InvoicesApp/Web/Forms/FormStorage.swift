@@ -41,6 +41,7 @@ struct FormStorage: Sendable {
             sessions.logger.error("Form \(key.prefix(6))… in the database cannot be read: \(error)")
             record = nil
         } catch {
+            sessions.logger.error("Reading form \(key.prefix(6))… from the database failed: \(error)")
             return .unavailable(error)
         }
         guard let record, Tokens.constantTimeEqual(record.sessionID, session.id) else {

@@ -28,6 +28,10 @@ struct ServeCommand: AsyncParsableCommand {
                                             valueName: "SECONDS"))
     var busyTimeout: Double = 5
 
+    @Option(name: .long, help: ArgumentHelp("How long an unused session, and the forms open in it, live (shared by every server on the database).",
+                                            valueName: "SECONDS"))
+    var sessionTimeout: Double = 30 * 60
+
     @Flag(name: .long, help: "Do not fill an empty database with demo data.")
     var noDemoData = false
 
@@ -69,6 +73,9 @@ struct ServeCommand: AsyncParsableCommand {
         guard busyTimeout.isFinite, (0...600).contains(busyTimeout) else {
             throw ValidationError("--busy-timeout must be between 0 and 600 seconds (got \(busyTimeout)).")
         }
+        guard sessionTimeout >= 1 && sessionTimeout <= 7 * 24 * 3600 else {
+            throw ValidationError("--session-timeout must be between 1 second and 7 days (604800) (got \(sessionTimeout)).")
+        }
     }
 
     func run() async throws {
@@ -78,6 +85,7 @@ struct ServeCommand: AsyncParsableCommand {
             seedsDemoData: !noDemoData, inspectorToken: inspectorToken, allowedHosts: allowedHosts,
             trustedProxies: trustedProxies)
         configuration.numbering = InvoiceNumbering(format: format)
+        configuration.sessionTimeout = sessionTimeout
         do {
             // Unbuffered, so "Serving http://…" shows at once even when stdout is a pipe.
             try await Server.run(configuration) { line in

@@ -20,6 +20,8 @@ public struct ServerConfiguration: Sendable, Hashable {
     public var trustedProxies: [String]
     /// How invoices are numbered when they leave draft (`--number-format`).
     public var numbering = InvoiceNumbering()
+    /// Seconds an unused session, and the forms open in it, live (`--session-timeout`).
+    public var sessionTimeout: Double = 30 * 60
 
     public init(databaseURL: URL, host: String = "127.0.0.1", port: Int = 8080, persist: PersistMode = .immediate,
                 busyTimeout: TimeInterval = 5, seedsDemoData: Bool = true, inspectorToken: String? = nil,

@@ -22,10 +22,11 @@ public final class DashboardServer: Sendable {
     public convenience init(stack: InvoicesStack, host: String, port: Int, resources: DashboardResources,
                             today: CalendarDay? = nil, inspectorToken: String? = nil,
                             hostPolicy: HostPolicy = DashboardServer.hostPolicy(),
+                            idleTimeout: Duration = .seconds(30 * 60),
                             logger: Logger = Logger(label: "invoices")) throws {
         try self.init(stack: stack, host: host, port: port, resources: resources, today: today,
                       inspectorToken: inspectorToken, logger: logger, editable: Dashboard.editable, timekeeper: .continuous,
-                      hostPolicy: hostPolicy)
+                      hostPolicy: hostPolicy, idleTimeout: idleTimeout)
     }
 
     /// Which `Host` names are answered: loopback names and IP literals, plus `allowedHosts`;
@@ -41,12 +42,14 @@ public final class DashboardServer: Sendable {
     ///   - timekeeper: the clock of session expiry and the inspector's delays.
     ///   - sessionLimits: how many sessions and open forms the server holds at most.
     ///   - hostPolicy: the `Host` names answered and the trusted proxies.
+    ///   - idleTimeout: how long an unused session (and its open forms) lives.
     init(stack: InvoicesStack, host: String, port: Int, resources: DashboardResources, today: CalendarDay?,
          inspectorToken: String?, logger: Logger, editable: [any EditableEntity.Type], timekeeper: Timekeeper,
-         sessionLimits: SessionLimits = SessionLimits(), hostPolicy: HostPolicy = DashboardServer.hostPolicy()) throws {
+         sessionLimits: SessionLimits = SessionLimits(), hostPolicy: HostPolicy = DashboardServer.hostPolicy(),
+         idleTimeout: Duration = .seconds(30 * 60)) throws {
         self.stack = stack
         self.logger = logger.escapingControlCharacters()
-        dashboard = try Dashboard(stack: stack, templatesDirectory: resources.templates, idleTimeout: .seconds(30 * 60),
+        dashboard = try Dashboard(stack: stack, templatesDirectory: resources.templates, idleTimeout: idleTimeout,
                                   sessionLimits: sessionLimits, today: today, listeningHost: host,
                                   inspectorToken: inspectorToken, editable: editable, timekeeper: timekeeper)
         let router = try dashboard.makeRouter(publicDirectory: resources.public)

@@ -45,7 +45,8 @@ public enum Server {
                                          inspectorToken: configuration.inspectorToken,
                                          hostPolicy: DashboardServer.hostPolicy(
                                             allowedHosts: configuration.allowedHosts,
-                                            trustedProxies: configuration.trustedProxies))
+                                            trustedProxies: configuration.trustedProxies),
+                                         idleTimeout: .seconds(configuration.sessionTimeout))
         } catch {
             throw .cannotServe("\(error)")
         }

@@ -24,16 +24,31 @@ final class Visitor: NSObject, URLSessionTaskDelegate, @unchecked Sendable {
     // @unchecked Sendable: `base` and `session` are set in init and never changed; URLSession is thread-safe.
     let base: String
     private var session: URLSession?
+    /// The visitor that made the session (and its cookie jar) and invalidates it.
+    private let owner: Visitor?
 
     init(port: Int) {
         base = "http://127.0.0.1:\(port)"
+        owner = nil
         super.init()
         let configuration = URLSessionConfiguration.ephemeral
         configuration.timeoutIntervalForRequest = 30
         session = URLSession(configuration: configuration, delegate: self, delegateQueue: nil)
     }
 
-    deinit { session?.finishTasksAndInvalidate() }
+    private init(base: String, sharing owner: Visitor) {
+        self.base = base
+        self.owner = owner
+        session = owner.session
+    }
+
+    /// The same browser, cookies and all, talking to the server on `port` of this host (as a
+    /// balancer without stickiness would send it).
+    func at(port: Int) -> Visitor {
+        Visitor(base: "http://127.0.0.1:\(port)", sharing: owner ?? self)
+    }
+
+    deinit { if owner == nil { session?.finishTasksAndInvalidate() } }
 
     func get(_ path: String) async throws -> WebResponse { try await send("GET", path) }
 

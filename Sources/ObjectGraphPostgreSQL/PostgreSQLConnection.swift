@@ -31,7 +31,7 @@ final class PostgreSQLConnection {
         self.sessionSetup = sessionSetup
         guard PQstatus(connection) == CONNECTION_OK else {
             let reason = Self.message(PQerrorMessage(connection))
-            PQfinish(connection)
+            // No PQfinish here: every property is set, so a throwing init runs deinit, which finishes it.
             throw StoreError.unreachable(location: location, reason: reason)
         }
         try execute(sessionSetup)

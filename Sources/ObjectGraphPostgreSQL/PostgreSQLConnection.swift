@@ -83,7 +83,13 @@ final class PostgreSQLConnection {
 
     /// Runs `body` in a transaction: commits when it returns, rolls back when it throws.
     func transaction<T>(_ body: () throws -> T) throws -> T {
-        try execute("BEGIN")
+        do {
+            try execute("BEGIN")
+        } catch StoreError.unreachable {
+            // A connection the server dropped since its last use (a restart) learns it only
+            // now; nothing was sent yet, so it is made again and the transaction begins once more.
+            try execute("BEGIN")
+        }
         do {
             let result = try body()
             try execute("COMMIT")

@@ -59,6 +59,8 @@ public final class DashboardServer: Sendable {
         configuration.hostPolicy = hostPolicy
         let errorPages = ErrorPages(renderer: dashboard.renderer)
         configuration.errorPages = { error, path in errorPages.response(for: error, path: path) }
+        // A database that is down or restarting: 503 with the reason, not 500.
+        configuration.classifiesErrors = { StoreOutage.httpError(for: $0) }
         server = HTTPServer(configuration: configuration, router: router, logger: self.logger)
         try server.start()
         let shownHost = host.contains(":") ? "[\(host)]" : host

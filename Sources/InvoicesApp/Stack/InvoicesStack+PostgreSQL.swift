@@ -75,3 +75,12 @@ extension InvoicesStack {
         }
     }
 }
+
+extension InvoicesStack {
+    /// The author recorded in history for a save by `who` (a visitor's label): on a store
+    /// several servers share, with this server's name ("visitor 3f9a2c on s1"), so the other
+    /// servers' inspectors and history pages say where the change came from.
+    public func author(_ who: String) -> String {
+        if case .postgreSQL = store { "\(who) on \(serverName.value)" } else { who }
+    }
+}

@@ -35,6 +35,8 @@ public final class InvoicesStack: Sendable {
     let sharedStore: PostgreSQLStore?
     /// The import contexts alive now (the inspector lists them while they run).
     public let importContexts = ContextRegistry()
+    /// Which server this is among those sharing the store (``ServerName``).
+    public let serverName = ServerName()
     /// Counts the changes pages can see (see ``Generation``).
     let changes: DataGeneration
     /// When the writer's changes reach the file, and the changes set aside on the way.

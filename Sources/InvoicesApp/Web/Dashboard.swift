@@ -27,7 +27,7 @@ public final class Dashboard: Sendable {
     /// Read pages already rendered, served again while their data is unchanged.
     let keptPages: KeptPages
     /// Which server this is, among those sharing the database.
-    public let serverName = ServerName()
+    public var serverName: ServerName { stack.serverName }
 
     /// - Parameters:
     ///   - templatesDirectory: the folder of the `.mustache` files (the repository's `Templates/`).

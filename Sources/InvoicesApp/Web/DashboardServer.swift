@@ -69,7 +69,13 @@ public final class DashboardServer: Sendable {
         // Other processes' commits (an `invoices import`, other servers) merge into writer and
         // main. On PostgreSQL every server keeps its own place in the history, under its name;
         // the one server of an SQLite file keeps the name its files have always had.
-        let consumer = if case .postgreSQL = stack.store { serverName } else { "dashboard" }
+        let consumer: String
+        if case .postgreSQL = stack.store {
+            consumer = serverName
+            stack.writer.transactionAuthor = serverName
+        } else {
+            consumer = "dashboard"
+        }
         do { try stack.startMergingRemoteChanges(as: consumer) } catch {
             self.logger.warning("Remote changes will not be merged: \(error)")
         }

@@ -44,7 +44,7 @@ struct FormRoutes: Sendable {
     func formScratchpad(_ name: String, for session: Session) -> ManagedObjectContext {
         let scratchpad = stack.newScratchpad(name: name)
         scratchpad.automaticallyMergesChangesFromParent = false
-        scratchpad.transactionAuthor = session.label
+        scratchpad.transactionAuthor = stack.author(session.label)
         return scratchpad
     }
 

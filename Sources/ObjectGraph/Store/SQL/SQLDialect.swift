@@ -14,6 +14,7 @@ import Foundation
 /// | substring test | `instr(text, part) > 0` | `position(part IN text) > 0` |
 /// | case-insensitive substring | `instr(lower(…), lower(…)) > 0` | `lower(…) LIKE '%' \|\| escaped(lower(…)) \|\| '%'` |
 /// | case-insensitive order | `x COLLATE NOCASE` | `lower(x)` |
+/// | nil in an order | the smallest (the default) | `ASC NULLS FIRST`, `DESC NULLS LAST` |
 /// | Decimal order | `CAST(x AS REAL)` (stored as text) | `x` (stored as `NUMERIC`) |
 /// | offset without limit | `LIMIT -1 OFFSET n` | `OFFSET n` |
 /// | insert unless present | `INSERT OR IGNORE INTO …` | `INSERT INTO … ON CONFLICT DO NOTHING` |
@@ -110,6 +111,17 @@ package struct SQLDialect: Sendable, Hashable, CustomStringConvertible {
         switch engine {
         case .sqlite: expression + " COLLATE NOCASE"
         case .postgreSQL: "lower(\(expression))"
+        }
+    }
+
+    // MARK: Order
+
+    /// ` ASC` or ` DESC`, with nil the smallest value in both dialects (SQLite's rule, and
+    /// Swift's for optionals); PostgreSQL would put it last.
+    package func direction(ascending: Bool) -> String {
+        switch engine {
+        case .sqlite: ascending ? " ASC" : " DESC"
+        case .postgreSQL: ascending ? " ASC NULLS FIRST" : " DESC NULLS LAST"
         }
     }
 

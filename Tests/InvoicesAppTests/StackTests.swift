@@ -16,7 +16,7 @@ import Testing
 
     @Test(arguments: StackStore.all)
     func aScratchpadSaveReachesMainAndOnlyTheWritersSaveReachesTheFile(_ store: StackStore) async throws {
-        let location = try store.makeLocation()
+        let location = try await store.makeLocation()
         let stack = try InvoicesStack.open(location)
         let scratchpad = stack.newScratchpad()
         try await scratchpad.perform {

@@ -10,7 +10,7 @@ import Testing
 @Suite(.serialized) struct TwoServerNumberingTests {
     /// A store holding `count` drafts of 2026 without numbers; their primary keys.
     private static func drafts(_ count: Int, on store: StackStore) async throws -> (StoreLocation, [Int64]) {
-        let location = try store.makeLocation()
+        let location = try await store.makeLocation()
         let stack = try InvoicesStack.open(location)
         let rows = (0..<count).map { "Acme,,\($0 + 1),EUR,draft,2026-03-\(String(format: "%02d", $0 % 28 + 1)),2026-12-31" }
         let report = try await stack.importCSV(Data((["client_name,identifier,amount,currency,status,issue_date,due_date"] + rows)

@@ -43,10 +43,10 @@ enum StackStore: String, Sendable, Hashable, CustomTestStringConvertible {
     }
 
     /// A new, empty store several stacks and processes can open: a file, or a database.
-    func makeLocation() throws -> StoreLocation {
+    func makeLocation() async throws -> StoreLocation {
         switch self {
         case .sqlite: .sqlite(TestFiles.database())
-        case .postgreSQL: .postgreSQL(url: try PostgreSQLServer.shared.get().makeDatabase())
+        case .postgreSQL: .postgreSQL(url: try await PostgreSQLServer.shared.get().newDatabase())
         }
     }
 }

@@ -23,9 +23,18 @@ struct PostgreSQLRestartTests {
     }
 
     @Test func whileTheDatabaseIsDownPagesAndSavesAnswer503AndAfterItComesBackNothingAcknowledgedIsLost() async throws {
-        let database = try PostgreSQLServer.start()
-        defer { database.stop() }
-        let url = try database.makeDatabase()
+        let database = try await PostgreSQLServer.started()
+        do {
+            try await whileTheDatabaseRestarts(database)
+        } catch {
+            await database.stopAndWait()
+            throw error
+        }
+        await database.stopAndWait()
+    }
+
+    private func whileTheDatabaseRestarts(_ database: PostgreSQLServer) async throws {
+        let url = try await database.newDatabase()
         try await insertTwoClients(into: try InvoicesStack(postgreSQL: url))
         let first = try await ServeProcess(store: url, name: "s1"), second = try await ServeProcess(store: url, name: "s2")
         try await PostgreSQLServersTests.stopping([first, second]) {
@@ -34,7 +43,7 @@ struct PostgreSQLRestartTests {
             #expect(try await Self.rename(one, form: try await one.openForm("/clients/\(beta)/edit"), to: "Beta One").status == 303)
             let pending = try await two.openForm("/clients/\(acme)/edit")
 
-            database.shutDown()
+            await database.shutDownAndWait()
             for (visitor, path) in [(one, "/clients?q=nobody-asked-before"), (two, "/invoices?status=paid&q=inv"),
                                     (one, "/clients/\(acme)/history"), (two, "/invoices.csv")] {
                 let page = try await visitor.get(path)
@@ -46,7 +55,7 @@ struct PostgreSQLRestartTests {
             #expect(refused.status == 503)
             #expect(refused.text.contains("Nothing was saved"), "\(refused.text.prefix(600))")
 
-            try database.startAgain()
+            try await database.startAgainAndWait()
             // The servers make their connections again by themselves.
             for visitor in [one, two] {
                 #expect(try await PostgreSQLServersTests.timeUntil(visitor, "/clients?q=one", shows: "Beta One",

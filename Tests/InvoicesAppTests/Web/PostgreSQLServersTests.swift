@@ -11,7 +11,7 @@ import ObjectGraph
 struct PostgreSQLServersTests {
     /// A new database holding Acme Corp (with three invoices) and Beta Ltd.
     static func seededDatabase() async throws -> String {
-        let url = try PostgreSQLServer.shared.get().makeDatabase()
+        let url = try await PostgreSQLServer.shared.get().newDatabase()
         try await insertTwoClients(into: try InvoicesStack(postgreSQL: url))
         return url
     }
@@ -88,7 +88,7 @@ struct PostgreSQLServersTests {
     }
 
     @Test func threeServersStartingTogetherOnAnEmptyDatabaseSeedItOnce() async throws {
-        let url = try PostgreSQLServer.shared.get().makeDatabase()
+        let url = try await PostgreSQLServer.shared.get().newDatabase()
         let servers = try await withThrowingTaskGroup(of: ServeProcess.self) { group in
             for name in ["s1", "s2", "s3"] {
                 group.addTask { try await ServeProcess(store: url, name: name, demoData: true, timeout: .seconds(120)) }

@@ -108,7 +108,7 @@ struct TestDashboard {
 /// Beta with none), runs `body`, stops.
 func withDashboard(on store: StackStore = .sqlite, persist: PersistMode = .immediate,
                    _ body: (TestDashboard) async throws -> Void) async throws {
-    let location = try store.makeLocation()
+    let location = try await store.makeLocation()
     let stack = try InvoicesStack.open(location, persist: persist)
     try await insertTwoClients(into: stack)
     let server = try DashboardServer(stack: stack, host: "127.0.0.1", port: 0, resources: repositoryResources)

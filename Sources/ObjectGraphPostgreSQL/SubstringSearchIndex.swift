@@ -50,16 +50,21 @@ public struct SubstringSearchIndex: Sendable, Hashable {
     /// The schema `pg_trgm` is in, after creating the extension when needed (once, however
     /// many stores open at the same moment).
     private static func trigramSchema(in db: PostgreSQLConnection) throws -> String {
+        if let schema = try installedSchema(in: db) { return schema }
         try db.run("SELECT pg_advisory_xact_lock(hashtext('objectgraph.pg_trgm'))")
         do {
             try db.execute("CREATE EXTENSION IF NOT EXISTS pg_trgm")
         } catch StoreError.server(let state, let message, _) {
             throw StoreError.unsupported("substring search indexes need PostgreSQL's pg_trgm extension, which this server cannot create (SQLSTATE \(state): \(message)). Install the server's contrib modules (Debian: postgresql-contrib), or have a superuser run CREATE EXTENSION pg_trgm in the database")
         }
+        return try installedSchema(in: db) ?? "public"
+    }
+
+    private static func installedSchema(in db: PostgreSQLConnection) throws -> String? {
         let found = try db.query("""
             SELECT quote_ident(n.nspname) FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace
             WHERE e.extname = 'pg_trgm'
             """)
-        return found.text(0, 0) ?? "public"
+        return found.rowCount > 0 ? found.text(0, 0) : nil
     }
 }

@@ -26,7 +26,7 @@ import Testing
     }
 
     @Test(arguments: StackStore.all) func validRowsAreImportedWithTheClientsTheyNeed(_ store: StackStore) async throws {
-        let stack = try makeStack(store)
+        let stack = try await makeStack(store)
         let report = try await stack.importCSV(csv([
             "Acme GmbH,billing@acme.de,Berlin,Germany,INV-1,1250.00,EUR,sent,2025-03-01,2025-03-31,\"Phase 1, design\"",
             "Acme GmbH,billing@acme.de,Berlin,Germany,INV-2,99.5,eur,paid,2025-03-05,,",
@@ -45,7 +45,7 @@ import Testing
     }
 
     @Test(arguments: StackStore.all) func invalidRowsAreSkippedWithTheirLineAndReasonAndTheOthersImported(_ store: StackStore) async throws {
-        let stack = try makeStack(store)
+        let stack = try await makeStack(store)
         try await insert(into: stack) { c in c.makeInvoice("TAKEN", client: c.makeClient("Old")) }
         let report = try await stack.importCSV(csv([
             "Acme,,,,OK-1,10.00,EUR,sent,2025-03-01,2025-03-31,",                 // line 2
@@ -89,7 +89,7 @@ import Testing
     }
 
     @Test(arguments: StackStore.all) func aRowOnlyTheSaveRefusesIsSkippedAndTheRestOfItsBatchImported(_ store: StackStore) async throws {
-        let stack = try makeStack(store)
+        let stack = try await makeStack(store)
         let longIdentifier = String(repeating: "X", count: 65)
         let report = try await stack.importCSV(csv([
             "Acme,,,,A-1,10,EUR,sent,2025-03-01,2025-03-31,",
@@ -103,7 +103,7 @@ import Testing
     }
 
     @Test(arguments: StackStore.all) func rowsMatchClientsByEmailFirstThenByName(_ store: StackStore) async throws {
-        let stack = try makeStack(store)
+        let stack = try await makeStack(store)
         try await insert(into: stack) { c in
             c.makeClient("Acme GmbH", email: "billing@acme.de")
             c.makeClient("Globex Ltd", email: "ap@globex.example")
@@ -129,7 +129,7 @@ import Testing
     }
 
     @Test(arguments: StackStore.all) func aNameSharedByTwoClientsIsAmbiguousAndSkipped(_ store: StackStore) async throws {
-        let stack = try makeStack(store)
+        let stack = try await makeStack(store)
         try await insert(into: stack) { c in
             c.makeClient("Acme", email: "a@acme.example")
             c.makeClient("Acme", email: "b@acme.example")
@@ -139,14 +139,14 @@ import Testing
     }
 
     @Test(arguments: StackStore.all) func anUnknownEmailWithoutANameCannotCreateAClient(_ store: StackStore) async throws {
-        let stack = try makeStack(store)
+        let stack = try await makeStack(store)
         let data = Data("client_email,identifier,amount,currency,issue_date\nnobody@example.com,A-1,10,EUR,2025-03-01\n".utf8)
         let report = try await stack.importCSV(data)
         #expect(report.skipped.first?.reasons == ["No client has the email nobody@example.com; add client_name to create one."])
     }
 
     @Test(arguments: StackStore.all) func aHeaderWithoutRequiredColumnsFailsTheWholeFile(_ store: StackStore) async throws {
-        let stack = try makeStack(store)
+        let stack = try await makeStack(store)
         await #expect(throws: ImportError.missingColumns(["amount (or record)", "issue_date"], found: ["client_name", "identifier", "currency"])) {
             try await stack.importCSV(Data("client_name,identifier,currency\nAcme,A-1,EUR\n".utf8))
         }
@@ -157,7 +157,7 @@ import Testing
     }
 
     @Test(arguments: StackStore.all) func headersAreMatchedLooselyAndUnknownColumnsReported(_ store: StackStore) async throws {
-        let stack = try makeStack(store)
+        let stack = try await makeStack(store)
         var data = Data([0xEF, 0xBB, 0xBF])
         data.append(Data("Client Name,Identifier,AMOUNT,currency,issue-date,colour\r\nAcme,A-1,10,EUR,2025-03-01,blue\r\n".utf8))
         let report = try await stack.importCSV(data)
@@ -166,14 +166,14 @@ import Testing
     }
 
     @Test(arguments: StackStore.all) func aFileInALegacyEncodingIsRefusedWithTheLine(_ store: StackStore) async throws {
-        let stack = try makeStack(store)
+        let stack = try await makeStack(store)
         var data = Data((header + "\n").utf8)
         data.append(contentsOf: [0x4D, 0xFC, 0x6C, 0x6C, 0x65, 0x72])
         await #expect(throws: ImportError.notUTF8(line: 2)) { try await stack.importCSV(data) }
     }
 
     @Test(arguments: StackStore.all) func largeFilesAreSavedInBatchesWithProgress(_ store: StackStore) async throws {
-        let stack = try makeStack(store)
+        let stack = try await makeStack(store)
         let rows = (1...25).map { "Client \($0 % 4),,,,B-\($0),\($0).00,EUR,sent,2025-03-01,," }
         let fractions = Mutex<[Double]>([])
         let report = try await stack.importCSV(csv(rows), batchSize: 10) { progress in

@@ -60,7 +60,7 @@ import Testing
     }
 
     @Test(arguments: StackStore.all) func anEmptyListHasOneEmptyPage(_ store: StackStore) async throws {
-        let stack = try makeStack(store)
+        let stack = try await makeStack(store)
         let page = try await stack.clientPage(ClientQuery(page: 3))
         #expect(page.items.isEmpty && page.totalCount == 0 && page.page == 1 && page.pageCount == 1)
     }

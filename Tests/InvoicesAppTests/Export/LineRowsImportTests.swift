@@ -88,7 +88,7 @@ import Testing
     }
 
     @Test(arguments: StackStore.all) func aFileOfClientsAloneCreatesTheMissingClients(_ store: StackStore) async throws {
-        let stack = try makeStack(store)
+        let stack = try await makeStack(store)
         try await insert(into: stack) { context in context.makeClient("Acme", email: "a@acme.test") }
         let report = try await stack.importCSV(Data("""
             client_name,client_email,client_city

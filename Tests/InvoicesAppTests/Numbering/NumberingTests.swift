@@ -35,7 +35,7 @@ import Testing
     }
 
     @Test(arguments: StackStore.all) func aDraftHasNoNumberAndShowsDraft(_ store: StackStore) async throws {
-        let stack = try makeStack(store)
+        let stack = try await makeStack(store)
         guard case .saved = try await Self.makeInvoices(1, status: .draft, issued: "2026-03-01", in: stack) else {
             Issue.record("the draft was not saved"); return
         }
@@ -46,7 +46,7 @@ import Testing
     }
 
     @Test(arguments: StackStore.all) func sendingGivesTheYearsNextNumberAndEachYearStartsAtOne(_ store: StackStore) async throws {
-        let stack = try makeStack(store)
+        let stack = try await makeStack(store)
         _ = try await Self.makeInvoices(2, status: .sent, issued: "2026-03-01", in: stack)
         _ = try await Self.makeInvoices(1, status: .draft, issued: "2026-03-02", in: stack)
         _ = try await Self.makeInvoices(1, status: .sent, issued: "2027-01-05", in: stack)
@@ -65,7 +65,7 @@ import Testing
     }
 
     @Test(arguments: StackStore.all) func aRefusedSaveTakesItsNumberBackSoNoneIsSkipped(_ store: StackStore) async throws {
-        let stack = try makeStack(store)
+        let stack = try await makeStack(store)
         let scratchpad = stack.newScratchpad(name: "refused")
         await scratchpad.perform {
             let invoice = scratchpad.makeInvoice("", client: scratchpad.makeClient("Acme"), status: .sent,
@@ -86,7 +86,7 @@ import Testing
     }
 
     @Test(arguments: StackStore.all) func importedNumbersAreKeptAndTheSequenceContinuesAfterThem(_ store: StackStore) async throws {
-        let stack = try makeStack(store)
+        let stack = try await makeStack(store)
         let csv = """
             client_name,identifier,amount,currency,status,issue_date
             Acme,INV-2026-00041,10,EUR,sent,2026-02-01
@@ -103,7 +103,7 @@ import Testing
 
     @Test(arguments: StackStore.all) func aYearNumberedByHandBeforeSequencesStartsAfterItsHighestNumber(_ store: StackStore) async throws {
         // A version 2 file: numbers typed by hand, no sequences yet.
-        let stack = try makeStack(store)
+        let stack = try await makeStack(store)
         try await insert(into: stack) { context in
             let acme = context.makeClient("Acme")
             context.makeInvoice("INV-2026-00007", client: acme, status: .sent, issued: "2026-01-10", due: "2026-02-10")
@@ -115,7 +115,7 @@ import Testing
     }
 
     @Test(arguments: StackStore.all) func anotherFormatNumbersInItsOwnWay(_ store: StackStore) async throws {
-        let stack = try makeStack(store)
+        let stack = try await makeStack(store)
         stack.numbering = InvoiceNumbering(format: try InvoiceNumberFormat("{yy}-{seq:3}"))
         _ = try await Self.makeInvoices(2, status: .sent, issued: "2026-03-01", in: stack)
         #expect(try await Self.numbers(in: stack) == ["26-001", "26-002"])

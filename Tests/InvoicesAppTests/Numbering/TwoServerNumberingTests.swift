@@ -11,7 +11,7 @@ import Testing
     /// A store holding `count` drafts of 2026 without numbers; their primary keys.
     private static func drafts(_ count: Int, on store: StackStore) async throws -> (StoreLocation, [Int64]) {
         let location = try await store.makeLocation()
-        let stack = try InvoicesStack.open(location)
+        let stack = try await openStack(location)
         let rows = (0..<count).map { "Acme,,\($0 + 1),EUR,draft,2026-03-\(String(format: "%02d", $0 % 28 + 1)),2026-12-31" }
         let report = try await stack.importCSV(Data((["client_name,identifier,amount,currency,status,issue_date,due_date"] + rows)
             .joined(separator: "\n").utf8))
@@ -53,7 +53,7 @@ import Testing
         }
         #expect(statuses == Array(repeating: 303, count: count), "statuses: \(statuses)")
 
-        let check = try InvoicesStack.open(location).newImportContext(name: "disk check")
+        let check = try await openStack(location).newImportContext(name: "disk check")
         let (numbers, last) = try await check.perform { () throws -> ([String?], [Int]) in
             (try check.fetch(FetchRequest<Invoice>()).map(\.identifier),
              try check.fetch(FetchRequest<InvoiceSequence>()).map(\.lastNumber))

@@ -26,9 +26,14 @@ enum TestFiles {
     static func database() -> URL { folder().appendingPathComponent("invoices.sqlite") }
 }
 
-/// A stack on a new store (an SQLite file unless told otherwise).
-func makeStack(_ store: StackStore = .sqlite) throws -> InvoicesStack {
-    try store.makeStack()
+/// A stack on a new SQLite file.
+func makeStack() throws -> InvoicesStack {
+    try InvoicesStack(storeURL: TestFiles.database())
+}
+
+/// A stack on a new store of the kind `store` names.
+func makeStack(_ store: StackStore) async throws -> InvoicesStack {
+    try await store.makeStack()
 }
 
 /// Runs `build` in a new import context and saves: how tests put rows in the file.
@@ -110,7 +115,7 @@ extension ManagedObjectContext {
 ///
 /// Zed Design has no invoice.
 func makeFixtureStack(_ store: StackStore = .sqlite) async throws -> InvoicesStack {
-    let stack = try makeStack(store)
+    let stack = try await makeStack(store)
     try await insert(into: stack) { c in
         let base = Date(timeIntervalSince1970: 1_700_000_000)
         let acme = c.makeClient("Acme GmbH", email: "acme@example.de", number: "C-001", city: "Berlin", country: "Germany",

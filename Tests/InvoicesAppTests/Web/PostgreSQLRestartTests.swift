@@ -9,11 +9,11 @@ import ObjectGraph
 /// is back, the servers answer again by themselves, and every acknowledged save is in the
 /// database. On a PostgreSQL server of the test's own, so the shared one never goes down
 /// under other tests.
-@Suite(.enabled(if: StackStore.isPostgreSQLAvailable, "PostgreSQL is not available (see PostgreSQLDashboardAvailabilityTests)"))
+@Suite(.enabled(if: PostgreSQLServer.isInstalled, "PostgreSQL is not available (see PostgreSQLDashboardAvailabilityTests)"))
 struct PostgreSQLRestartTests {
     /// The names of the clients in the database, read by a stack of its own.
     static func clientNames(_ url: String) async throws -> Set<String> {
-        let context = try InvoicesStack(postgreSQL: url).newImportContext(name: "database check")
+        let context = try await openStack(.postgreSQL(url: url)).newImportContext(name: "database check")
         return try await context.perform { Set(try context.fetch(FetchRequest<Client>()).map(\.name)) }
     }
 
@@ -35,7 +35,7 @@ struct PostgreSQLRestartTests {
 
     private func whileTheDatabaseRestarts(_ database: PostgreSQLServer) async throws {
         let url = try await database.newDatabase()
-        try await insertTwoClients(into: try InvoicesStack(postgreSQL: url))
+        try await insertTwoClients(into: try await openStack(.postgreSQL(url: url)))
         let first = try await ServeProcess(store: url, name: "s1"), second = try await ServeProcess(store: url, name: "s2")
         try await PostgreSQLServersTests.stopping([first, second]) {
             let one = first.visitor(), two = second.visitor()

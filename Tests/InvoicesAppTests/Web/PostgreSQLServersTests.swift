@@ -7,12 +7,12 @@ import ObjectGraph
 /// Several real `invoices serve --store postgresql://…` processes on one database, spoken to
 /// over HTTP: what one saves, another shows; what `invoices import --store` commits, a running
 /// server shows; three servers starting together on an empty database seed it once.
-@Suite(.enabled(if: StackStore.isPostgreSQLAvailable, "PostgreSQL is not available (see PostgreSQLDashboardAvailabilityTests)"))
+@Suite(.enabled(if: PostgreSQLServer.isInstalled, "PostgreSQL is not available (see PostgreSQLDashboardAvailabilityTests)"))
 struct PostgreSQLServersTests {
     /// A new database holding Acme Corp (with three invoices) and Beta Ltd.
     static func seededDatabase() async throws -> String {
-        let url = try await PostgreSQLServer.shared.get().newDatabase()
-        try await insertTwoClients(into: try InvoicesStack(postgreSQL: url))
+        let url = try await PostgreSQLServer.sharedServer().newDatabase()
+        try await insertTwoClients(into: try await openStack(.postgreSQL(url: url)))
         return url
     }
 
@@ -88,7 +88,7 @@ struct PostgreSQLServersTests {
     }
 
     @Test func threeServersStartingTogetherOnAnEmptyDatabaseSeedItOnce() async throws {
-        let url = try await PostgreSQLServer.shared.get().newDatabase()
+        let url = try await PostgreSQLServer.sharedServer().newDatabase()
         let servers = try await withThrowingTaskGroup(of: ServeProcess.self) { group in
             for name in ["s1", "s2", "s3"] {
                 group.addTask { try await ServeProcess(store: url, name: name, demoData: true, timeout: .seconds(120)) }

@@ -109,7 +109,7 @@ struct TestDashboard {
 func withDashboard(on store: StackStore = .sqlite, persist: PersistMode = .immediate,
                    _ body: (TestDashboard) async throws -> Void) async throws {
     let location = try await store.makeLocation()
-    let stack = try InvoicesStack.open(location, persist: persist)
+    let stack = try await openStack(location, persist: persist)
     try await insertTwoClients(into: stack)
     let server = try DashboardServer(stack: stack, host: "127.0.0.1", port: 0, resources: repositoryResources)
     do {

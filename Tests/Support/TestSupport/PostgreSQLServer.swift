@@ -141,7 +141,7 @@ public final class PostgreSQLServer: Sendable {
     // MARK: Starting
 
     /// The folder of the newest installed PostgreSQL's programs (`OBJECTGRAPH_PG_BIN` may name it).
-    private static func binaries() throws -> URL {
+    static func binaries() throws -> URL {
         let fileManager = FileManager.default
         if let explicit = ProcessInfo.processInfo.environment["OBJECTGRAPH_PG_BIN"] {
             return URL(fileURLWithPath: explicit)

@@ -10,7 +10,8 @@ import ObjectGraph
 ///
 /// A connection the server dropped (a restart, the network) is reset at its next use; while
 /// that fails, every call throws ``StoreError/unreachable(location:reason:)``, and nothing
-/// of a transaction in flight was committed.
+/// of a transaction in flight was committed. Resets are tried with a growing pause between
+/// failures (0.05 s to 2 s); calls in a pause fail at once.
 final class PostgreSQLConnection {
     private let handle: OpaquePointer
     /// Where the server is, for messages (the URL without a password).
@@ -19,6 +20,10 @@ final class PostgreSQLConnection {
     private let sessionSetup: String
     /// Prepared statements by their SQL (with `$n` parameters).
     private var prepared: [String: String] = [:]
+    /// After a failed reconnection, when the next may be tried, and how long the pause after
+    /// the next failure is (0.05 s doubling to 2 s): while the server is down, callers get
+    /// `unreachable` at once instead of each waiting for a connection attempt.
+    private var reconnection: (notBefore: ContinuousClock.Instant, pause: Duration, reason: String)?
 
     /// Connects and sets the session up.
     /// - Throws: ``StoreError/unreachable(location:reason:)`` when the server cannot be reached.
@@ -31,7 +36,7 @@ final class PostgreSQLConnection {
         self.sessionSetup = sessionSetup
         guard PQstatus(connection) == CONNECTION_OK else {
             let reason = Self.message(PQerrorMessage(connection))
-            PQfinish(connection)
+            // No PQfinish here: every property is set, so a throwing init runs deinit, which finishes it.
             throw StoreError.unreachable(location: location, reason: reason)
         }
         try execute(sessionSetup)
@@ -83,7 +88,13 @@ final class PostgreSQLConnection {
 
     /// Runs `body` in a transaction: commits when it returns, rolls back when it throws.
     func transaction<T>(_ body: () throws -> T) throws -> T {
-        try execute("BEGIN")
+        do {
+            try execute("BEGIN")
+        } catch StoreError.unreachable {
+            // A connection the server dropped since its last use (a restart) learns it only
+            // now; nothing was sent yet, so it is made again and the transaction begins once more.
+            try execute("BEGIN")
+        }
         do {
             let result = try body()
             try execute("COMMIT")
@@ -116,11 +127,18 @@ final class PostgreSQLConnection {
     /// Resets a connection the server dropped, and prepares its session again.
     private func ensureConnected() throws {
         guard PQstatus(handle) != CONNECTION_OK else { return }
+        if let reconnection, ContinuousClock.now < reconnection.notBefore {
+            throw StoreError.unreachable(location: location, reason: reconnection.reason)
+        }
         prepared.removeAll()
         PQreset(handle)
         guard PQstatus(handle) == CONNECTION_OK else {
-            throw StoreError.unreachable(location: location, reason: Self.message(PQerrorMessage(handle)))
+            let reason = Self.message(PQerrorMessage(handle))
+            let pause = min(.seconds(2), (reconnection?.pause ?? .milliseconds(25)) * 2)
+            reconnection = (ContinuousClock.now + pause, pause, reason)
+            throw StoreError.unreachable(location: location, reason: reason)
         }
+        reconnection = nil
         let result = PQexec(handle, sessionSetup)
         defer { PQclear(result) }
         try check(result, sql: sessionSetup)

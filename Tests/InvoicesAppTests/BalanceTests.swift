@@ -3,30 +3,30 @@ import Testing
 @testable import InvoicesApp
 
 @Suite struct BalanceTests {
-    @Test func aClientsTotalsArePerCurrencyOverSentAndPaidInvoices() async throws {
-        let stack = try await makeFixtureStack()
+    @Test(arguments: StackStore.all) func aClientsTotalsArePerCurrencyOverSentAndPaidInvoices(_ store: StackStore) async throws {
+        let stack = try await makeFixtureStack(store)
         let detail = try #require(try await stack.clientDetail(id: try await clientID("Acme GmbH", in: stack), today: today))
         #expect(detail.totals.currencies == ["EUR", "USD"])
         #expect(detail.totals["EUR"] == decimal("350.50"))   // A-1 sent + A-2 paid; not the draft, not the cancelled
         #expect(detail.totals["USD"] == decimal("80"))
     }
 
-    @Test func theBalanceIsWhatIsSentAndUnpaidOverdueIncluded() async throws {
-        let stack = try await makeFixtureStack()
+    @Test(arguments: StackStore.all) func theBalanceIsWhatIsSentAndUnpaidOverdueIncluded(_ store: StackStore) async throws {
+        let stack = try await makeFixtureStack(store)
         let detail = try #require(try await stack.clientDetail(id: try await clientID("Acme GmbH", in: stack), today: today))
         #expect(detail.balance.formatted == ["100.00 EUR", "80.00 USD"])
         #expect(detail.overdue.formatted == ["100.00 EUR"])
     }
 
-    @Test func aClientWithEverythingPaidHasNoBalance() async throws {
-        let stack = try await makeFixtureStack()
+    @Test(arguments: StackStore.all) func aClientWithEverythingPaidHasNoBalance(_ store: StackStore) async throws {
+        let stack = try await makeFixtureStack(store)
         let detail = try #require(try await stack.clientDetail(id: try await clientID("Acme Labs Inc.", in: stack), today: today))
         #expect(detail.balance.isEmpty)
         #expect(detail.totals.formatted == ["75.25 USD"])
     }
 
-    @Test func aClientPageEncodesItsMoneyAsExactStrings() async throws {
-        let stack = try await makeFixtureStack()
+    @Test(arguments: StackStore.all) func aClientPageEncodesItsMoneyAsExactStrings(_ store: StackStore) async throws {
+        let stack = try await makeFixtureStack(store)
         let detail = try #require(try await stack.clientDetail(id: try await clientID("Initech K.K.", in: stack), today: today))
         let encoder = JSONEncoder()
         encoder.outputFormatting = .sortedKeys

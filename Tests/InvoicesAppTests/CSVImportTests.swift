@@ -25,8 +25,8 @@ import Testing
         try await stack.clientPage(ClientQuery(pageSize: 500)).items.map(\.name)
     }
 
-    @Test func validRowsAreImportedWithTheClientsTheyNeed() async throws {
-        let stack = try makeStack()
+    @Test(arguments: StackStore.all) func validRowsAreImportedWithTheClientsTheyNeed(_ store: StackStore) async throws {
+        let stack = try await makeStack(store)
         let report = try await stack.importCSV(csv([
             "Acme GmbH,billing@acme.de,Berlin,Germany,INV-1,1250.00,EUR,sent,2025-03-01,2025-03-31,\"Phase 1, design\"",
             "Acme GmbH,billing@acme.de,Berlin,Germany,INV-2,99.5,eur,paid,2025-03-05,,",
@@ -44,8 +44,8 @@ import Testing
         #expect(try await clientNames(stack) == ["Acme GmbH", "Tanaka K.K."])
     }
 
-    @Test func invalidRowsAreSkippedWithTheirLineAndReasonAndTheOthersImported() async throws {
-        let stack = try makeStack()
+    @Test(arguments: StackStore.all) func invalidRowsAreSkippedWithTheirLineAndReasonAndTheOthersImported(_ store: StackStore) async throws {
+        let stack = try await makeStack(store)
         try await insert(into: stack) { c in c.makeInvoice("TAKEN", client: c.makeClient("Old")) }
         let report = try await stack.importCSV(csv([
             "Acme,,,,OK-1,10.00,EUR,sent,2025-03-01,2025-03-31,",                 // line 2
@@ -88,8 +88,8 @@ import Testing
         #expect(report.createdClients == ["Acme"])
     }
 
-    @Test func aRowOnlyTheSaveRefusesIsSkippedAndTheRestOfItsBatchImported() async throws {
-        let stack = try makeStack()
+    @Test(arguments: StackStore.all) func aRowOnlyTheSaveRefusesIsSkippedAndTheRestOfItsBatchImported(_ store: StackStore) async throws {
+        let stack = try await makeStack(store)
         let longIdentifier = String(repeating: "X", count: 65)
         let report = try await stack.importCSV(csv([
             "Acme,,,,A-1,10,EUR,sent,2025-03-01,2025-03-31,",
@@ -102,8 +102,8 @@ import Testing
         #expect(try await clientNames(stack) == ["Acme"])   // the failed row's new client is gone too
     }
 
-    @Test func rowsMatchClientsByEmailFirstThenByName() async throws {
-        let stack = try makeStack()
+    @Test(arguments: StackStore.all) func rowsMatchClientsByEmailFirstThenByName(_ store: StackStore) async throws {
+        let stack = try await makeStack(store)
         try await insert(into: stack) { c in
             c.makeClient("Acme GmbH", email: "billing@acme.de")
             c.makeClient("Globex Ltd", email: "ap@globex.example")
@@ -128,8 +128,8 @@ import Testing
         #expect(initech.email == "info@initech.example" && initech.city == "Austin")
     }
 
-    @Test func aNameSharedByTwoClientsIsAmbiguousAndSkipped() async throws {
-        let stack = try makeStack()
+    @Test(arguments: StackStore.all) func aNameSharedByTwoClientsIsAmbiguousAndSkipped(_ store: StackStore) async throws {
+        let stack = try await makeStack(store)
         try await insert(into: stack) { c in
             c.makeClient("Acme", email: "a@acme.example")
             c.makeClient("Acme", email: "b@acme.example")
@@ -138,15 +138,15 @@ import Testing
         #expect(report.skipped == [.init(line: 2, reasons: ["Client name \"Acme\" matches 2 clients; add client_email to choose one."])])
     }
 
-    @Test func anUnknownEmailWithoutANameCannotCreateAClient() async throws {
-        let stack = try makeStack()
+    @Test(arguments: StackStore.all) func anUnknownEmailWithoutANameCannotCreateAClient(_ store: StackStore) async throws {
+        let stack = try await makeStack(store)
         let data = Data("client_email,identifier,amount,currency,issue_date\nnobody@example.com,A-1,10,EUR,2025-03-01\n".utf8)
         let report = try await stack.importCSV(data)
         #expect(report.skipped.first?.reasons == ["No client has the email nobody@example.com; add client_name to create one."])
     }
 
-    @Test func aHeaderWithoutRequiredColumnsFailsTheWholeFile() async throws {
-        let stack = try makeStack()
+    @Test(arguments: StackStore.all) func aHeaderWithoutRequiredColumnsFailsTheWholeFile(_ store: StackStore) async throws {
+        let stack = try await makeStack(store)
         await #expect(throws: ImportError.missingColumns(["amount (or record)", "issue_date"], found: ["client_name", "identifier", "currency"])) {
             try await stack.importCSV(Data("client_name,identifier,currency\nAcme,A-1,EUR\n".utf8))
         }
@@ -156,8 +156,8 @@ import Testing
         }
     }
 
-    @Test func headersAreMatchedLooselyAndUnknownColumnsReported() async throws {
-        let stack = try makeStack()
+    @Test(arguments: StackStore.all) func headersAreMatchedLooselyAndUnknownColumnsReported(_ store: StackStore) async throws {
+        let stack = try await makeStack(store)
         var data = Data([0xEF, 0xBB, 0xBF])
         data.append(Data("Client Name,Identifier,AMOUNT,currency,issue-date,colour\r\nAcme,A-1,10,EUR,2025-03-01,blue\r\n".utf8))
         let report = try await stack.importCSV(data)
@@ -165,15 +165,15 @@ import Testing
         #expect(report.ignoredColumns == ["colour"])
     }
 
-    @Test func aFileInALegacyEncodingIsRefusedWithTheLine() async throws {
-        let stack = try makeStack()
+    @Test(arguments: StackStore.all) func aFileInALegacyEncodingIsRefusedWithTheLine(_ store: StackStore) async throws {
+        let stack = try await makeStack(store)
         var data = Data((header + "\n").utf8)
         data.append(contentsOf: [0x4D, 0xFC, 0x6C, 0x6C, 0x65, 0x72])
         await #expect(throws: ImportError.notUTF8(line: 2)) { try await stack.importCSV(data) }
     }
 
-    @Test func largeFilesAreSavedInBatchesWithProgress() async throws {
-        let stack = try makeStack()
+    @Test(arguments: StackStore.all) func largeFilesAreSavedInBatchesWithProgress(_ store: StackStore) async throws {
+        let stack = try await makeStack(store)
         let rows = (1...25).map { "Client \($0 % 4),,,,B-\($0),\($0).00,EUR,sent,2025-03-01,," }
         let fractions = Mutex<[Double]>([])
         let report = try await stack.importCSV(csv(rows), batchSize: 10) { progress in
@@ -187,8 +187,8 @@ import Testing
         #expect(page.totalCount == 25)
     }
 
-    @Test func anIdentifierRepeatedInALaterBatchIsFoundInTheStoreNotImportedTwice() async throws {
-        let stack = try makeStack()
+    @Test(arguments: StackStore.all) func anIdentifierRepeatedInALaterBatchIsFoundInTheStoreNotImportedTwice(_ store: StackStore) async throws {
+        let stack = try await makeStack(store)
         let rows = (1...6).map { "Client,,,,B-\($0),\($0).00,EUR,sent,2025-03-01,," } + ["Client,,,,B-2,9.00,EUR,sent,2025-03-01,,"]
         let report = try await stack.importCSV(csv(rows), batchSize: 2)
         #expect(report.importedInvoices == 6)
@@ -196,8 +196,8 @@ import Testing
         #expect(try await stack.invoicePage(InvoiceQuery(), today: today).totalCount == 6)
     }
 
-    @Test func importedRowsAppearInTheMainContextsPages() async throws {
-        let stack = try await makeFixtureStack()
+    @Test(arguments: StackStore.all) func importedRowsAppearInTheMainContextsPages(_ store: StackStore) async throws {
+        let stack = try await makeFixtureStack(store)
         let before = try await stack.clientDetail(id: try await clientID("Zed Design", in: stack), today: today)
         #expect(before?.invoices.isEmpty == true)
         try await stack.importCSV(csv(["Zed Design,,,,Z-1,42.00,EUR,sent,2025-06-01,2025-06-10,"]))

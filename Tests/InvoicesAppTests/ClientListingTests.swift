@@ -3,30 +3,30 @@ import Testing
 @testable import InvoicesApp
 
 @Suite struct ClientListingTests {
-    @Test func theSearchMatchesNamesCaseInsensitively() async throws {
-        let stack = try await makeFixtureStack()
+    @Test(arguments: StackStore.all) func theSearchMatchesNamesCaseInsensitively(_ store: StackStore) async throws {
+        let stack = try await makeFixtureStack(store)
         let page = try await stack.clientPage(ClientQuery(search: "ACME"))
         #expect(page.items.map(\.name) == ["Acme GmbH", "Acme Labs Inc."])
         #expect(page.totalCount == 2)
     }
 
-    @Test func theSearchMatchesEmailsAndNumbers() async throws {
-        let stack = try await makeFixtureStack()
+    @Test(arguments: StackStore.all) func theSearchMatchesEmailsAndNumbers(_ store: StackStore) async throws {
+        let stack = try await makeFixtureStack(store)
         #expect(try await stack.clientPage(ClientQuery(search: "globex.co")).items.map(\.name) == ["Globex Ltd"])
         #expect(try await stack.clientPage(ClientQuery(search: "c-010")).items.map(\.name) == ["Umbrella SA"])
         #expect(try await stack.clientPage(ClientQuery(search: "z-99")).items.map(\.name) == ["Zed Design"])
         #expect(try await stack.clientPage(ClientQuery(search: "nobody")).items.isEmpty)
     }
 
-    @Test func clientsSortByNameInBothDirections() async throws {
-        let stack = try await makeFixtureStack()
+    @Test(arguments: StackStore.all) func clientsSortByNameInBothDirections(_ store: StackStore) async throws {
+        let stack = try await makeFixtureStack(store)
         let names = ["Acme GmbH", "Acme Labs Inc.", "Globex Ltd", "Initech K.K.", "Umbrella SA", "Zed Design"]
         #expect(try await stack.clientPage(ClientQuery()).items.map(\.name) == names)
         #expect(try await stack.clientPage(ClientQuery(sort: .name, descending: true)).items.map(\.name) == names.reversed())
     }
 
-    @Test func clientsSortByAnyColumn() async throws {
-        let stack = try await makeFixtureStack()
+    @Test(arguments: StackStore.all) func clientsSortByAnyColumn(_ store: StackStore) async throws {
+        let stack = try await makeFixtureStack(store)
         let byCity = try await stack.clientPage(ClientQuery(sort: .city)).items.compactMap(\.city)
         #expect(byCity == ["Austin", "Berlin", "Genève", "London", "Paris", "Tokyo"])
         let byCreated = try await stack.clientPage(ClientQuery(sort: .createdAt)).items.map(\.name)
@@ -39,8 +39,8 @@ import Testing
         #expect(byCountry == ["France", "Germany", "Japan", "Switzerland", "United Kingdom", "United States"])
     }
 
-    @Test func pagesSplitTheListAndCountEverything() async throws {
-        let stack = try await makeFixtureStack()
+    @Test(arguments: StackStore.all) func pagesSplitTheListAndCountEverything(_ store: StackStore) async throws {
+        let stack = try await makeFixtureStack(store)
         let first = try await stack.clientPage(ClientQuery(page: 1, pageSize: 4))
         #expect(first.items.map(\.name) == ["Acme GmbH", "Acme Labs Inc.", "Globex Ltd", "Initech K.K."])
         #expect(first.totalCount == 6)
@@ -52,21 +52,21 @@ import Testing
         #expect(second.hasPrevious && !second.hasNext)
     }
 
-    @Test func aPagePastTheEndShowsTheLastPage() async throws {
-        let stack = try await makeFixtureStack()
+    @Test(arguments: StackStore.all) func aPagePastTheEndShowsTheLastPage(_ store: StackStore) async throws {
+        let stack = try await makeFixtureStack(store)
         let page = try await stack.clientPage(ClientQuery(page: 9, pageSize: 4))
         #expect(page.page == 2)
         #expect(page.items.count == 2)
     }
 
-    @Test func anEmptyListHasOneEmptyPage() async throws {
-        let stack = try makeStack()
+    @Test(arguments: StackStore.all) func anEmptyListHasOneEmptyPage(_ store: StackStore) async throws {
+        let stack = try await makeStack(store)
         let page = try await stack.clientPage(ClientQuery(page: 3))
         #expect(page.items.isEmpty && page.totalCount == 0 && page.page == 1 && page.pageCount == 1)
     }
 
-    @Test func aClientPageHasItsInvoicesNewestFirst() async throws {
-        let stack = try await makeFixtureStack()
+    @Test(arguments: StackStore.all) func aClientPageHasItsInvoicesNewestFirst(_ store: StackStore) async throws {
+        let stack = try await makeFixtureStack(store)
         let id = try await clientID("Acme GmbH", in: stack)
         let detail = try #require(try await stack.clientDetail(id: id, today: today))
         #expect(detail.address.name == "Acme GmbH")
@@ -74,8 +74,8 @@ import Testing
         #expect(detail.invoices.allSatisfy { $0.clientID == id })
     }
 
-    @Test func anUnknownClientIsNil() async throws {
-        let stack = try await makeFixtureStack()
+    @Test(arguments: StackStore.all) func anUnknownClientIsNil(_ store: StackStore) async throws {
+        let stack = try await makeFixtureStack(store)
         #expect(try await stack.clientDetail(id: 9_999) == nil)
     }
 }

@@ -18,8 +18,8 @@ import Testing
         }
     }
 
-    @Test func anInvoiceBecomesOverdueWithTimeWithoutBeingSaved() async throws {
-        let stack = try makeStack()
+    @Test(arguments: StackStore.all) func anInvoiceBecomesOverdueWithTimeWithoutBeingSaved(_ store: StackStore) async throws {
+        let stack = try await makeStack(store)
         let context = stack.newImportContext()
         let (before, after) = await context.perform { () -> (Bool, Bool) in
             let invoice = context.makeInvoice("A", client: context.makeClient("Acme"), status: .sent,
@@ -30,12 +30,12 @@ import Testing
         #expect(after)
     }
 
-    @Test func overdueIsNotStoredOnlyTheStatusAsItsRawString() async throws {
+    @Test(arguments: StackStore.all) func overdueIsNotStoredOnlyTheStatusAsItsRawString(_ store: StackStore) async throws {
         let model = try InvoicesModel.make()
         let invoice = try #require(model.entities.first { $0.name == "Invoice" })
         let names = invoice.properties.map(\.name)
         #expect(!names.contains { $0.lowercased().contains("overdue") })
-        let stack = try makeStack()
+        let stack = try await makeStack(store)
         try await insert(into: stack) { c in c.makeInvoice("A", client: c.makeClient("Acme"), status: .sent) }
         let context = stack.newImportContext()
         let stored = try await context.perform { () throws -> String? in

@@ -4,8 +4,8 @@ import Testing
 @testable import InvoicesApp
 
 @Suite struct StackTests {
-    @Test func theStackIsAWriterAMainChildAndIndependentImportContexts() throws {
-        let stack = try makeStack()
+    @Test(arguments: StackStore.all) func theStackIsAWriterAMainChildAndIndependentImportContexts(_ store: StackStore) async throws {
+        let stack = try await makeStack(store)
         #expect(stack.writer.parent == nil && stack.writer.concurrencyType == .privateQueue)
         #expect(stack.main.parent === stack.writer && stack.main.concurrencyType == .mainQueue)
         let scratchpad = stack.newScratchpad()
@@ -14,16 +14,17 @@ import Testing
         #expect(importer.parent == nil && importer.persistentStoreCoordinator === stack.coordinator)
     }
 
-    @Test func aScratchpadSaveReachesMainAndOnlyTheWritersSaveReachesTheFile() async throws {
-        let database = TestFiles.database()
-        let stack = try InvoicesStack(storeURL: database)
+    @Test(arguments: StackStore.all)
+    func aScratchpadSaveReachesMainAndOnlyTheWritersSaveReachesTheFile(_ store: StackStore) async throws {
+        let location = try await store.makeLocation()
+        let stack = try await openStack(location)
         let scratchpad = stack.newScratchpad()
         try await scratchpad.perform {
             scratchpad.makeClient("Draft Client")
             try scratchpad.save()
         }
         #expect(try await stack.clientPage(ClientQuery()).items.map(\.name) == ["Draft Client"])
-        let elsewhere = try InvoicesStack(storeURL: database)
+        let elsewhere = try await openStack(location)
         #expect(try await elsewhere.clientPage(ClientQuery()).totalCount == 0)
 
         let main = stack.main, writer = stack.writer
@@ -32,8 +33,8 @@ import Testing
         #expect(try await elsewhere.clientPage(ClientQuery()).items.map(\.name) == ["Draft Client"])
     }
 
-    @Test func aDroppedScratchpadLeavesMainUntouched() async throws {
-        let stack = try makeStack()
+    @Test(arguments: StackStore.all) func aDroppedScratchpadLeavesMainUntouched(_ store: StackStore) async throws {
+        let stack = try await makeStack(store)
         do {
             let scratchpad = stack.newScratchpad()
             await scratchpad.perform { _ = scratchpad.makeClient("Never Saved") }

@@ -13,8 +13,9 @@ import Synchronization
 ///   contexts' notifications, on their queues, before the change's block ends: a request
 ///   answered after a save can never read the generation from before it.
 /// - `store` is the store's change signal (``PersistentStoreCoordinator/storeChangeSignal()``;
-///   on SQLite, `data_version`): commits by other processes, which this process hears of only
-///   through the store.
+///   on SQLite, `data_version`; on PostgreSQL, a count of the `NOTIFY`s every commit sends):
+///   commits by other processes and servers, which this process hears of only through the
+///   store. A kept page is served again only while it has not changed.
 /// - `merged` counts the merges of other processes' commits into main and the writer (the
 ///   history consumer refreshing objects they changed). Like `store`, it is news from
 ///   elsewhere: a page may be served for a moment while it renders again (``PageCache``),

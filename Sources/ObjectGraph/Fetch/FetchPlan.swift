@@ -79,7 +79,7 @@ struct FetchPlan {
             let ignoresCase = request.sortsStringsCaseInsensitively
                 || descriptor.stringComparator.map({ $0 != .lexical }) == true
             terms.append((ignoresCase ? dialect.caseInsensitiveSortKey(expression) : expression)
-                         + (descriptor.order == .forward ? " ASC" : " DESC"))
+                         + dialect.direction(ascending: descriptor.order == .forward))
         }
         sortsInMemory = inMemory
         // Ties go by primary key, in the direction of the last sort key: an index on the sort

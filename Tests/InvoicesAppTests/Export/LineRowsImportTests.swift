@@ -87,8 +87,8 @@ import Testing
         #expect(reasons.contains { $0.hasPrefix("Payment: This would pay more than the invoice's total of 100.00") }, "\(reasons)")
     }
 
-    @Test func aFileOfClientsAloneCreatesTheMissingClients() async throws {
-        let stack = try makeStack()
+    @Test(arguments: StackStore.all) func aFileOfClientsAloneCreatesTheMissingClients(_ store: StackStore) async throws {
+        let stack = try await makeStack(store)
         try await insert(into: stack) { context in context.makeClient("Acme", email: "a@acme.test") }
         let report = try await stack.importCSV(Data("""
             client_name,client_email,client_city

@@ -34,8 +34,8 @@ import Testing
         }
     }
 
-    @Test func aDraftHasNoNumberAndShowsDraft() async throws {
-        let stack = try makeStack()
+    @Test(arguments: StackStore.all) func aDraftHasNoNumberAndShowsDraft(_ store: StackStore) async throws {
+        let stack = try await makeStack(store)
         guard case .saved = try await Self.makeInvoices(1, status: .draft, issued: "2026-03-01", in: stack) else {
             Issue.record("the draft was not saved"); return
         }
@@ -45,8 +45,8 @@ import Testing
         #expect(try await Self.lastNumbers(in: stack).isEmpty)
     }
 
-    @Test func sendingGivesTheYearsNextNumberAndEachYearStartsAtOne() async throws {
-        let stack = try makeStack()
+    @Test(arguments: StackStore.all) func sendingGivesTheYearsNextNumberAndEachYearStartsAtOne(_ store: StackStore) async throws {
+        let stack = try await makeStack(store)
         _ = try await Self.makeInvoices(2, status: .sent, issued: "2026-03-01", in: stack)
         _ = try await Self.makeInvoices(1, status: .draft, issued: "2026-03-02", in: stack)
         _ = try await Self.makeInvoices(1, status: .sent, issued: "2027-01-05", in: stack)
@@ -64,8 +64,8 @@ import Testing
         #expect(try await Self.lastNumbers(in: stack)[2026] == 3)
     }
 
-    @Test func aRefusedSaveTakesItsNumberBackSoNoneIsSkipped() async throws {
-        let stack = try makeStack()
+    @Test(arguments: StackStore.all) func aRefusedSaveTakesItsNumberBackSoNoneIsSkipped(_ store: StackStore) async throws {
+        let stack = try await makeStack(store)
         let scratchpad = stack.newScratchpad(name: "refused")
         await scratchpad.perform {
             let invoice = scratchpad.makeInvoice("", client: scratchpad.makeClient("Acme"), status: .sent,
@@ -85,8 +85,8 @@ import Testing
         #expect(try await Self.numbers(in: stack) == ["INV-2026-00001"])
     }
 
-    @Test func importedNumbersAreKeptAndTheSequenceContinuesAfterThem() async throws {
-        let stack = try makeStack()
+    @Test(arguments: StackStore.all) func importedNumbersAreKeptAndTheSequenceContinuesAfterThem(_ store: StackStore) async throws {
+        let stack = try await makeStack(store)
         let csv = """
             client_name,identifier,amount,currency,status,issue_date
             Acme,INV-2026-00041,10,EUR,sent,2026-02-01
@@ -101,9 +101,9 @@ import Testing
         #expect(try await Self.numbers(in: stack).last == "INV-2026-00043")
     }
 
-    @Test func aYearNumberedByHandBeforeSequencesStartsAfterItsHighestNumber() async throws {
+    @Test(arguments: StackStore.all) func aYearNumberedByHandBeforeSequencesStartsAfterItsHighestNumber(_ store: StackStore) async throws {
         // A version 2 file: numbers typed by hand, no sequences yet.
-        let stack = try makeStack()
+        let stack = try await makeStack(store)
         try await insert(into: stack) { context in
             let acme = context.makeClient("Acme")
             context.makeInvoice("INV-2026-00007", client: acme, status: .sent, issued: "2026-01-10", due: "2026-02-10")
@@ -114,8 +114,8 @@ import Testing
         #expect(try await Self.numbers(in: stack).last == "INV-2026-00008")
     }
 
-    @Test func anotherFormatNumbersInItsOwnWay() async throws {
-        let stack = try makeStack()
+    @Test(arguments: StackStore.all) func anotherFormatNumbersInItsOwnWay(_ store: StackStore) async throws {
+        let stack = try await makeStack(store)
         stack.numbering = InvoiceNumbering(format: try InvoiceNumberFormat("{yy}-{seq:3}"))
         _ = try await Self.makeInvoices(2, status: .sent, issued: "2026-03-01", in: stack)
         #expect(try await Self.numbers(in: stack) == ["26-001", "26-002"])

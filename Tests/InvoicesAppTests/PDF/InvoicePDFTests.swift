@@ -70,8 +70,8 @@ import TestSupport
         #expect(pages.count >= 3, "\(pages)")
     }
 
-    @Test func theDashboardServesAnInvoiceAsAPDFAPersonCanRead() async throws {
-        try await withDashboard { app in
+    @Test(arguments: StackStore.all) func theDashboardServesAnInvoiceAsAPDFAPersonCanRead(_ store: StackStore) async throws {
+        try await withDashboard(on: store) { app in
             let visitor = app.visitor()
             let list = try jsonDecoder().decode(Page<InvoiceSummary>.self, from: try await visitor.get("/invoices.json?q=INV-3").body)
             let invoice = try #require(list.items.first { $0.identifier == "INV-3" })
@@ -90,8 +90,8 @@ import TestSupport
         }
     }
 
-    @Test func theDashboardsPDFPrintsTheInvoicesLinesInOrder() async throws {
-        try await withDashboard { app in
+    @Test(arguments: StackStore.all) func theDashboardsPDFPrintsTheInvoicesLinesInOrder(_ store: StackStore) async throws {
+        try await withDashboard(on: store) { app in
             try await insert(into: app.stack) { context in
                 let client = Client(context: context)
                 client.name = "Lines GmbH"

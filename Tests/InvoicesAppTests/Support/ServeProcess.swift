@@ -13,14 +13,26 @@ final class ServeProcess: Sendable {
         let description: String
     }
 
-    /// Starts the server on `database` (no demo data) and returns once it serves.
+    /// Starts the server on the SQLite file `database` (no demo data) and returns once it serves.
     /// - Parameter options: more `serve` options, e.g. `["--persist", "deferred=2"]`.
-    init(database: URL, options: [String] = [], timeout: Duration = .seconds(30)) async throws {
+    convenience init(database: URL, options: [String] = [], timeout: Duration = .seconds(30)) async throws {
+        try await self.init(storeArguments: ["--db", database.path], options: options, timeout: timeout)
+    }
+
+    /// Starts the server on the PostgreSQL database at `url` as `name` (no demo data unless
+    /// `options` leave `--no-demo-data` out: see `demoData`).
+    convenience init(store url: String, name: String, demoData: Bool = false, options: [String] = [],
+                     timeout: Duration = .seconds(30)) async throws {
+        try await self.init(storeArguments: ["--store", url, "--name", name], demoData: demoData, options: options,
+                            timeout: timeout)
+    }
+
+    init(storeArguments: [String], demoData: Bool = false, options: [String], timeout: Duration) async throws {
         guard let invoices = ChildProcess.executable("invoices") else {
             throw StartFailure(description: "the invoices executable was not built beside the tests")
         }
-        let child = try Subprocess(invoices, ["serve", "--db", database.path, "--host", "127.0.0.1", "--port", "0",
-                                              "--no-demo-data"] + options,
+        let child = try Subprocess(invoices, ["serve"] + storeArguments + ["--host", "127.0.0.1", "--port", "0"]
+                                       + (demoData ? [] : ["--no-demo-data"]) + options,
                                    stdin: .null, stdout: .pipe, stderr: .pipe)
         guard let stdout = child.standardOutput, let stderr = child.standardError else {
             child.kill(SIGKILL)

@@ -31,6 +31,11 @@ func makeStack() throws -> InvoicesStack {
     try InvoicesStack(storeURL: TestFiles.database())
 }
 
+/// A stack on a new store of the kind `store` names.
+func makeStack(_ store: StackStore) async throws -> InvoicesStack {
+    try await store.makeStack()
+}
+
 /// Runs `build` in a new import context and saves: how tests put rows in the file.
 func insert(into stack: InvoicesStack, _ build: @escaping @Sendable (ManagedObjectContext) throws -> Void) async throws {
     let context = stack.newImportContext(name: "test data")
@@ -109,8 +114,8 @@ extension ManagedObjectContext {
 /// | L-1 | Acme Labs Inc. | 75.25 USD | paid | 01-10 | 02-10 | "Includes travel" |
 ///
 /// Zed Design has no invoice.
-func makeFixtureStack() async throws -> InvoicesStack {
-    let stack = try makeStack()
+func makeFixtureStack(_ store: StackStore = .sqlite) async throws -> InvoicesStack {
+    let stack = try await makeStack(store)
     try await insert(into: stack) { c in
         let base = Date(timeIntervalSince1970: 1_700_000_000)
         let acme = c.makeClient("Acme GmbH", email: "acme@example.de", number: "C-001", city: "Berlin", country: "Germany",

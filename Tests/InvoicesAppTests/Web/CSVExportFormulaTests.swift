@@ -4,8 +4,8 @@ import Testing
 
 /// What the CSV export writes for values chosen to run in a spreadsheet.
 @Suite struct CSVExportFormulaTests {
-    @Test func formulaPayloadsAreExportedAsText() async throws {
-        try await withDashboard { app in
+    @Test(arguments: StackStore.all) func formulaPayloadsAreExportedAsText(_ store: StackStore) async throws {
+        try await withDashboard(on: store) { app in
             try await insert(into: app.stack) { context in
                 let client = Client(context: context)
                 client.name = "-9+cmd|' /C calc'!A0"

@@ -4,8 +4,8 @@ import Testing
 
 /// The edit forms over HTTP: each on its own scratchpad, saved up the chain to disk.
 @Suite struct FormFlowTests {
-    @Test func openingAFormSetsASessionCookieAndRedirectsToTheForm() async throws {
-        try await withDashboard { app in
+    @Test(arguments: StackStore.all) func openingAFormSetsASessionCookieAndRedirectsToTheForm(_ store: StackStore) async throws {
+        try await withDashboard(on: store) { app in
             let visitor = app.visitor()
             let opened = try await visitor.get("/clients/new")
             #expect(opened.status == 303)
@@ -108,8 +108,8 @@ import Testing
         }
     }
 
-    @Test func twoSessionsNeverSeeEachOthersScratchpads() async throws {
-        try await withDashboard { app in
+    @Test(arguments: StackStore.all) func twoSessionsNeverSeeEachOthersScratchpads(_ store: StackStore) async throws {
+        try await withDashboard(on: store) { app in
             let alice = app.visitor(), bob = app.visitor()
             let (path, form) = try await alice.openForm("/clients/new")
             _ = try await alice.post(path, [("csrf", try #require(form.csrf)), ("name", "Alice's draft")])
@@ -126,8 +126,8 @@ import Testing
         }
     }
 
-    @Test func listRowsSayWhenAnObjectIsBeingEdited() async throws {
-        try await withDashboard { app in
+    @Test(arguments: StackStore.all) func listRowsSayWhenAnObjectIsBeingEdited(_ store: StackStore) async throws {
+        try await withDashboard(on: store) { app in
             let visitor = app.visitor()
             #expect(!(try await visitor.get("/clients")).text.contains("being edited"))
             let id = try await clientID("Acme Corp", visitor: visitor)

@@ -11,8 +11,8 @@ import Testing
         return try jsonDecoder().decode([RecordHistoryEntry].self, from: response.body)
     }
 
-    @Test func anEditShowsTheVisitorTheFormAndEachFieldFromOldToNew() async throws {
-        try await withDashboard { app in
+    @Test(arguments: StackStore.all) func anEditShowsTheVisitorTheFormAndEachFieldFromOldToNew(_ store: StackStore) async throws {
+        try await withDashboard(on: store) { app in
             let visitor = app.visitor()
             let pk = try await clientID("Beta Ltd", visitor: visitor)
             let (path, form) = try await visitor.openForm("/clients/\(pk)/edit")
@@ -40,8 +40,8 @@ import Testing
         }
     }
 
-    @Test func aPaymentShowsOnItsInvoicesHistoryAsPaidAndStatus() async throws {
-        try await withDashboard { app in
+    @Test(arguments: StackStore.all) func aPaymentShowsOnItsInvoicesHistoryAsPaidAndStatus(_ store: StackStore) async throws {
+        try await withDashboard(on: store) { app in
             let visitor = app.visitor()
             let list = try jsonDecoder().decode(Page<InvoiceSummary>.self, from: try await visitor.get("/invoices.json?q=INV-1").body)
             let pk = try #require(list.items.first { $0.identifier == "INV-1" }?.id)

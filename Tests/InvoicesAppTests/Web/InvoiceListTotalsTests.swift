@@ -12,8 +12,8 @@ import Testing
             .map { "\($0.1) \($0.2) \($0.3) | \($0.4) | \($0.5)" }
     }
 
-    @Test func theListShowsTotalsPerCurrencyOfEveryFilteredInvoiceNeverAddedAcrossCurrencies() async throws {
-        try await withDashboard { app in
+    @Test(arguments: StackStore.all) func theListShowsTotalsPerCurrencyOfEveryFilteredInvoiceNeverAddedAcrossCurrencies(_ store: StackStore) async throws {
+        try await withDashboard(on: store) { app in
             let visitor = app.visitor()
             // INV-1 100.00 EUR sent, INV-2 50.50 EUR paid, INV-3 20.00 USD sent.
             #expect(totals(try await visitor.get("/invoices").text)

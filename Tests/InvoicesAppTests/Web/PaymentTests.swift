@@ -20,8 +20,8 @@ import Testing
         return (try await visitor.post(path, fields), form)
     }
 
-    @Test func aPartialPaymentThenTheRestMakeTheInvoicePaid() async throws {
-        try await withDashboard { app in
+    @Test(arguments: StackStore.all) func aPartialPaymentThenTheRestMakeTheInvoicePaid(_ store: StackStore) async throws {
+        try await withDashboard(on: store) { app in
             let visitor = app.visitor()
             let pk = try await invoiceID("INV-1", visitor)   // 100.00 EUR, sent
             #expect(try await visitor.get("/invoices/\(pk)").text.contains("/payments/new?invoice=\(pk)"))
@@ -54,8 +54,8 @@ import Testing
         }
     }
 
-    @Test func anOverpaymentIsRefusedWithTheMostItCanBe() async throws {
-        try await withDashboard { app in
+    @Test(arguments: StackStore.all) func anOverpaymentIsRefusedWithTheMostItCanBe(_ store: StackStore) async throws {
+        try await withDashboard(on: store) { app in
             let visitor = app.visitor()
             let pk = try await invoiceID("INV-1", visitor)
             let (refused, _) = try await pay("100.01", invoice: pk, visitor)
@@ -70,8 +70,8 @@ import Testing
         }
     }
 
-    @Test func theInvoicesAmountCannotDropBelowWhatWasPaid() async throws {
-        try await withDashboard { app in
+    @Test(arguments: StackStore.all) func theInvoicesAmountCannotDropBelowWhatWasPaid(_ store: StackStore) async throws {
+        try await withDashboard(on: store) { app in
             let visitor = app.visitor()
             let pk = try await invoiceID("INV-1", visitor)
             #expect(try await pay("70", invoice: pk, visitor).0.status == 303)

@@ -4,16 +4,16 @@ import Testing
 
 /// The read pages over HTTP: lists, details, their `.json` twins, 404s.
 @Suite struct ReadPageTests {
-    @Test func rootRedirectsToTheClientList() async throws {
-        try await withDashboard { app in
+    @Test(arguments: StackStore.all) func rootRedirectsToTheClientList(_ store: StackStore) async throws {
+        try await withDashboard(on: store) { app in
             let response = try await app.visitor().get("/")
             #expect(response.status == 303)
             #expect(response.header("Location") == "/clients")
         }
     }
 
-    @Test func clientListShowsRowsAndTotalAndItsJSONTwinAgrees() async throws {
-        try await withDashboard { app in
+    @Test(arguments: StackStore.all) func clientListShowsRowsAndTotalAndItsJSONTwinAgrees(_ store: StackStore) async throws {
+        try await withDashboard(on: store) { app in
             let visitor = app.visitor()
             let html = try await visitor.get("/clients")
             #expect(html.status == 200)
@@ -30,8 +30,8 @@ import Testing
         }
     }
 
-    @Test func readPagesMakeNoSession() async throws {
-        try await withDashboard { app in
+    @Test(arguments: StackStore.all) func readPagesMakeNoSession(_ store: StackStore) async throws {
+        try await withDashboard(on: store) { app in
             let visitor = app.visitor()
             for path in ["/clients", "/invoices", "/clients/99999"] {
                 let response = try await visitor.get(path)
@@ -41,8 +41,8 @@ import Testing
         }
     }
 
-    @Test func clientSearchAndSortAreKeptInLinks() async throws {
-        try await withDashboard { app in
+    @Test(arguments: StackStore.all) func clientSearchAndSortAreKeptInLinks(_ store: StackStore) async throws {
+        try await withDashboard(on: store) { app in
             let visitor = app.visitor()
             let html = try await visitor.get("/clients?q=acme&sort=-name")
             #expect(html.text.contains("Acme Corp"))
@@ -53,8 +53,8 @@ import Testing
         }
     }
 
-    @Test func badQueryValuesFallBackToDefaults() async throws {
-        try await withDashboard { app in
+    @Test(arguments: StackStore.all) func badQueryValuesFallBackToDefaults(_ store: StackStore) async throws {
+        try await withDashboard(on: store) { app in
             let visitor = app.visitor()
             let clients = try await visitor.get("/clients?page=abc&sort=nonsense&page_size=-3")
             #expect(clients.status == 200)
@@ -65,8 +65,8 @@ import Testing
         }
     }
 
-    @Test func clientPageShowsTotalsPerCurrencyAndItsJSONTwinAgrees() async throws {
-        try await withDashboard { app in
+    @Test(arguments: StackStore.all) func clientPageShowsTotalsPerCurrencyAndItsJSONTwinAgrees(_ store: StackStore) async throws {
+        try await withDashboard(on: store) { app in
             let visitor = app.visitor()
             let id = try await clientID("Acme Corp", visitor: visitor)
             let html = try await visitor.get("/clients/\(id)")
@@ -81,8 +81,8 @@ import Testing
         }
     }
 
-    @Test func invoiceListFiltersByStatusAndCurrencyAndItsJSONTwinAgrees() async throws {
-        try await withDashboard { app in
+    @Test(arguments: StackStore.all) func invoiceListFiltersByStatusAndCurrencyAndItsJSONTwinAgrees(_ store: StackStore) async throws {
+        try await withDashboard(on: store) { app in
             let visitor = app.visitor()
             let html = try await visitor.get("/invoices?status=sent&currency=EUR")
             #expect(html.status == 200)
@@ -96,8 +96,8 @@ import Testing
         }
     }
 
-    @Test func theInvoiceListShowsEachCurrencyOnceInItsOwnColumn() async throws {
-        try await withDashboard { app in
+    @Test(arguments: StackStore.all) func theInvoiceListShowsEachCurrencyOnceInItsOwnColumn(_ store: StackStore) async throws {
+        try await withDashboard(on: store) { app in
             let html = try await app.visitor().get("/invoices?q=INV-1")
             let row = try #require(html.text.firstMatch(of: /<tr>\s*<td><a href="\/invoices\/\d+">INV-1<\/a>(?s:.*?)<\/tr>/))
             let cells = row.output.matches(of: /<td[^>]*>(.*?)<\/td>/).map { String($0.output.1) }
@@ -111,8 +111,8 @@ import Testing
         }
     }
 
-    @Test func invoicePageIsPrintFriendlyAndItsJSONTwinAgrees() async throws {
-        try await withDashboard { app in
+    @Test(arguments: StackStore.all) func invoicePageIsPrintFriendlyAndItsJSONTwinAgrees(_ store: StackStore) async throws {
+        try await withDashboard(on: store) { app in
             let visitor = app.visitor()
             let page = try jsonDecoder().decode(Page<InvoiceSummary>.self, from: try await visitor.get("/invoices.json?q=INV-3").body)
             let id = try #require(page.items.first?.id)
@@ -127,8 +127,8 @@ import Testing
         }
     }
 
-    @Test func unknownOrMalformedPrimaryKeyIsA404Page() async throws {
-        try await withDashboard { app in
+    @Test(arguments: StackStore.all) func unknownOrMalformedPrimaryKeyIsA404Page(_ store: StackStore) async throws {
+        try await withDashboard(on: store) { app in
             let visitor = app.visitor()
             for path in ["/clients/99999", "/clients/abc", "/invoices/99999", "/clients/99999/edit", "/invoices/0/delete"] {
                 let response = try await visitor.get(path)
@@ -139,8 +139,8 @@ import Testing
         }
     }
 
-    @Test func csvExportHasTheFilteredList() async throws {
-        try await withDashboard { app in
+    @Test(arguments: StackStore.all) func csvExportHasTheFilteredList(_ store: StackStore) async throws {
+        try await withDashboard(on: store) { app in
             let csv = try await app.visitor().get("/invoices.csv?currency=EUR")
             #expect(csv.status == 200)
             #expect(csv.header("Content-Type") == "text/csv; charset=utf-8")

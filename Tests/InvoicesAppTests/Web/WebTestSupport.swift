@@ -105,23 +105,30 @@ let repositoryResources: DashboardResources = {
                               public: root.appendingPathComponent("Public").path)
 }()
 
-/// A running dashboard over a new database file, for one test.
+/// A running dashboard over a new database, for one test.
 struct TestDashboard {
     let server: DashboardServer
-    let databaseURL: URL
+    let location: StoreLocation
+    /// The SQLite file (tests that read it directly run on SQLite only).
+    var databaseURL: URL {
+        guard let url = location.fileURL else { preconditionFailure("this test reads an SQLite file: run it on StackStore.sqlite") }
+        return url
+    }
     var stack: InvoicesStack { server.stack }
     func visitor() -> Visitor { Visitor(port: server.port) }
 }
 
-/// Starts the dashboard on 127.0.0.1 and an ephemeral port over a temporary database holding
-/// two clients (Acme with three invoices in EUR and USD, Beta with none), runs `body`, stops.
-func withDashboard(persist: PersistMode = .immediate, _ body: (TestDashboard) async throws -> Void) async throws {
-    let url = TestFiles.database()
-    let stack = try InvoicesStack(storeURL: url, persist: persist)
+/// Starts the dashboard on 127.0.0.1 and an ephemeral port over a new database (an SQLite file
+/// unless `store` says otherwise) holding two clients (Acme with three invoices in EUR and USD,
+/// Beta with none), runs `body`, stops.
+func withDashboard(on store: StackStore = .sqlite, persist: PersistMode = .immediate,
+                   _ body: (TestDashboard) async throws -> Void) async throws {
+    let location = try await store.makeLocation()
+    let stack = try await openStack(location, persist: persist)
     try await insertTwoClients(into: stack)
     let server = try DashboardServer(stack: stack, host: "127.0.0.1", port: 0, resources: repositoryResources)
     do {
-        try await body(TestDashboard(server: server, databaseURL: url))
+        try await body(TestDashboard(server: server, location: location))
     } catch {
         await server.stop()
         throw error

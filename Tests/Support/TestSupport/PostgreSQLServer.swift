@@ -71,6 +71,17 @@ public final class PostgreSQLServer: Sendable {
         "postgresql://postgres@127.0.0.1:\(port)/\(database)"
     }
 
+    /// Creates a new, empty database on the server (`createdb`) and returns its URL: for tests
+    /// whose processes need a database of their own (the dashboard's servers, `invoices import`).
+    /// - Throws: ``Unavailable/failedToStart(_:)`` with the end of `createdb`'s log.
+    public func makeDatabase() throws -> String {
+        let name = "t_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
+        try Self.run(user.command(bin.appendingPathComponent("createdb"), [
+            "-h", "127.0.0.1", "-p", "\(port)", "-U", "postgres", name,
+        ]), log: directory.appendingPathComponent("createdb.log"), timeout: 60)
+        return url(database: name)
+    }
+
     /// Starts a new server. Blocks the calling thread while `initdb` and the server start
     /// (about a second), polling the children: nothing it waits for needs another thread.
     /// - Throws: ``Unavailable``.
@@ -130,7 +141,7 @@ public final class PostgreSQLServer: Sendable {
     // MARK: Starting
 
     /// The folder of the newest installed PostgreSQL's programs (`OBJECTGRAPH_PG_BIN` may name it).
-    private static func binaries() throws -> URL {
+    static func binaries() throws -> URL {
         let fileManager = FileManager.default
         if let explicit = ProcessInfo.processInfo.environment["OBJECTGRAPH_PG_BIN"] {
             return URL(fileURLWithPath: explicit)

@@ -25,7 +25,7 @@ struct FormStorage: Sendable {
     func scratchpad(_ name: String, for session: Session) -> ManagedObjectContext {
         let scratchpad = stack.newScratchpad(name: name)
         scratchpad.automaticallyMergesChangesFromParent = false
-        scratchpad.transactionAuthor = session.label
+        scratchpad.transactionAuthor = stack.author(session.label)
         return scratchpad
     }
 

@@ -123,8 +123,9 @@ final class ContextActivityRecorder: Sendable {
             timeline.record(.merge, context: context, summary: "\(context) merged \(objects) saved by \(origin)",
                             objects: count, origin: origin, objectIDs: ids)
         case .remote:
+            let elsewhere = if case .postgreSQL = stack.store { "another server or process" } else { "another process" }
             timeline.record(.remote, context: context,
-                            summary: "\(context) merged \(objects) committed by another process (\(origin))",
+                            summary: "\(context) merged \(objects) committed by \(elsewhere) (\(origin))",
                             objects: count, origin: changes.context ?? "another process", objectIDs: ids)
         case .batch:
             timeline.record(.batch, context: context, summary: "\(context) took in a batch operation on \(objects)",

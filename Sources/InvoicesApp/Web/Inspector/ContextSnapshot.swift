@@ -38,6 +38,8 @@ enum ChangeStage: String, Sendable, Codable, Comparable {
 /// The live tree at one moment: what `/contexts`, `/contexts.md` and `/contexts.json` show.
 /// Read from each context on its own queue, then rendered anywhere.
 struct StackSnapshot: Sendable, Codable {
+    /// Which server this is (``ServerName``).
+    let server: String
     let takenAt: Date
     /// `immediate`, or `deferred=SECONDS`: when the writer's changes reach the file.
     let persist: String
@@ -103,6 +105,9 @@ struct SetAsideSnapshot: Sendable, Codable {
 
 /// The coordinator at the root of the stack.
 struct CoordinatorSnapshot: Sendable, Codable {
+    /// "SQLite store" or "PostgreSQL store".
+    let storeKind: String
+    /// The file's path, or the database's URL without its password.
     let storeFile: String
     let storeUUID: String
     let rowCacheEntries: Int

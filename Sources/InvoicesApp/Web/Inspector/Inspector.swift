@@ -59,10 +59,7 @@ final class Inspector: Sendable {
                                            onActivity: { changed.withLock { $0 }?() })
         snapshotter = StackSnapshotter(stack: stack, sessions: sessions, identities: identities, timeline: timeline,
                                        persist: persist,
-                                       remoteDetection: stack.storeURL == nil
-                                           ? "none (in-memory store)"
-                                           : "persistent history: SQLite's data_version checked every 20 ms, other processes' "
-                                               + "transactions merged into writer and main by the history consumer")
+                                       remoteDetection: Self.remoteDetection(stack.store))
         changed.withLock { $0 = { [weak self] in self?.noteChange() } }
         recorder.start()
         let recorder = self.recorder
@@ -149,5 +146,25 @@ final class Inspector: Sendable {
             }
             await refreshNow()
         }
+    }
+
+    /// How this server hears of other servers' and processes' commits.
+    static func remoteDetection(_ store: StoreLocation) -> String {
+        switch store {
+        case .inMemory:
+            "none (in-memory store)"
+        case .sqlite:
+            "persistent history: SQLite's data_version checked every 20 ms, other processes' "
+                + "transactions merged into writer and main by the history consumer"
+        case .postgreSQL:
+            "persistent history: PostgreSQL's NOTIFY, sent inside every committing transaction and heard on a LISTEN "
+                + "connection; other servers' and processes' transactions merged into writer and main by this server's "
+                + "history consumer, and kept pages dropped"
+        }
+    }
+
+    /// The store's kind, as the inspector names it.
+    static func storeKind(_ store: StoreLocation) -> String {
+        if case .postgreSQL = store { "PostgreSQL store" } else { "SQLite store" }
     }
 }

@@ -60,6 +60,8 @@ struct InspectorPageModel: Sendable {
         let duration: String?
     }
 
+    let serverName: String
+    let storeKind: String
     let takenAt: String
     let persist: String
     let deferred: Bool
@@ -100,6 +102,8 @@ struct InspectorPageModel: Sendable {
     }
 
     init(_ snapshot: StackSnapshot) {
+        serverName = snapshot.server
+        storeKind = snapshot.coordinator.storeKind
         takenAt = InspectorWording.clock(snapshot.takenAt)
         persist = snapshot.persist
         deferred = snapshot.persist.hasPrefix("deferred")

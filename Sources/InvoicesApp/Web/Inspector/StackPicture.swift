@@ -37,7 +37,8 @@ enum StackDiagram {
         let file = (snapshot.coordinator.storeFile as NSString).lastPathComponent
         let remote = snapshot.otherProcesses.lastRemoteChange.map { "last remote change \(InspectorWording.clock($0.time))" }
             ?? "no remote change seen"
-        lines.append(" SQLite store \(file) (WAL)  ◀── other processes (\(remote))")
+        let store = snapshot.coordinator.storeKind == "SQLite store" ? " SQLite store \(file) (WAL)" : " \(snapshot.coordinator.storeKind) \(file)"
+        lines.append(store + "  ◀── other servers and processes (\(remote))")
         // A backtick run could end the code block this text goes into: names never hold one,
         // but the diagram must not depend on it.
         return lines.joined(separator: "\n").replacingOccurrences(of: "`", with: "'")
@@ -69,6 +70,9 @@ struct StackPicture: Sendable {
     let hasImports: Bool
     let rowCacheEntries: Int
     let storeFile: String
+    let storeKind: String
+    /// Whether the store is an SQLite file (in WAL mode).
+    let wal: Bool
     let persist: String
     let deferred: Bool
     let remote: String
@@ -97,6 +101,8 @@ struct StackPicture: Sendable {
         hasImports = !imports.isEmpty
         rowCacheEntries = snapshot.coordinator.rowCacheEntries
         storeFile = (snapshot.coordinator.storeFile as NSString).lastPathComponent
+        storeKind = snapshot.coordinator.storeKind
+        wal = storeKind == "SQLite store"
         persist = snapshot.persist
         deferred = snapshot.persist.hasPrefix("deferred")
         remote = snapshot.otherProcesses.lastRemoteChange.map { "last remote change at \(InspectorWording.clock($0.time))" }

@@ -94,8 +94,9 @@ struct StackSnapshotter: Sendable {
         let contexts = targets.map { snapshot(of: $0, reading: readings[$0.id]) }
         let setAside = stack.setAsideChanges.map(SetAsideSnapshot.init)
         return StackSnapshot(
-            takenAt: Date(), persist: persist.description,
-            coordinator: CoordinatorSnapshot(storeFile: stack.coordinator.storePath ?? "",
+            server: stack.serverName.value, takenAt: Date(), persist: persist.description,
+            coordinator: CoordinatorSnapshot(storeKind: Inspector.storeKind(stack.store),
+                                             storeFile: stack.coordinator.storePath ?? "",
                                              storeUUID: stack.coordinator.storeIdentifier?.uuidString ?? "",
                                              rowCacheEntries: stack.coordinator.rowCacheCount,
                                              historyToken: Inspector.historyToken(stack.coordinator)),

@@ -1,0 +1,117 @@
+import Foundation
+import Testing
+import TestSupport
+@testable import ObjectGraph
+@testable import ObjectGraphPostgreSQL
+
+/// What the PostgreSQL store does with concurrent transactions, other model versions and
+/// substring searches: a transaction the server aborts for another (serialization failure,
+/// deadlock) runs again a bounded number of times, then fails typed; a database of another
+/// model version is refused by name; a case-insensitive substring search reads a trigram
+/// index and treats `%` and `_` as themselves.
+@Suite(.enabled(if: TestStore.isPostgreSQLAvailable, "PostgreSQL is not installed: see PostgreSQLAvailabilityTests"))
+struct PostgreSQLContentionTests {
+    /// A connection of the test's own to the location's schema, for what a test does behind
+    /// the store (triggers, EXPLAIN).
+    static func connection(to location: StoreLocation) throws -> PostgreSQLConnection {
+        try PostgreSQLConnection(conninfo: try PostgreSQLServer.shared.get().url(), location: "test",
+                                 sessionSetup: "SET client_min_messages TO warning; SET search_path TO \(SQLDialect.quote(location.schema))")
+    }
+
+    /// Makes every insert into `Client` fail with `state` while `aborts` has handed out at most
+    /// `times` numbers (a sequence: it is not rolled back with the aborted transaction).
+    static func abortInserts(in location: StoreLocation, with state: String, times: Int) throws {
+        try connection(to: location).execute("""
+            CREATE SEQUENCE aborts;
+            CREATE FUNCTION abort_inserts() RETURNS trigger LANGUAGE plpgsql AS $$
+            BEGIN
+                IF nextval('aborts') <= \(times) THEN RAISE EXCEPTION 'aborted by the test' USING ERRCODE = '\(state)'; END IF;
+                RETURN NEW;
+            END $$;
+            CREATE TRIGGER abort_inserts BEFORE INSERT ON "Client" FOR EACH ROW EXECUTE FUNCTION abort_inserts();
+            """)
+    }
+
+    static func saveClient(_ name: String, in coordinator: PersistentStoreCoordinator) async -> (any Error)? {
+        let context = ManagedObjectContext(.privateQueue, coordinator: coordinator)
+        return await context.perform { () -> (any Error)? in
+            Client(context: context).name = name
+            do { try context.save(); return nil } catch { return error }
+        }
+    }
+
+    @Test func aTransactionAbortedForASerializationFailureRunsAgainAndCommits() async throws {
+        let location = TestStore.postgreSQL.makeLocation()
+        let coordinator = try location.coordinator()
+        try Self.abortInserts(in: location, with: PostgreSQLState.serializationFailure, times: 2)
+        let error = await Self.saveClient("Third time lucky", in: coordinator)
+        #expect(error == nil, "\(String(describing: error))")
+        let tries = try Self.connection(to: location).query("SELECT last_value FROM aborts").int(0, 0)
+        #expect(tries == 3)
+        let names = try Self.connection(to: location).query("SELECT count(*) FROM \"Client\"").int(0, 0)
+        #expect(names == 1)
+    }
+
+    @Test func aTransactionDeadlockedEveryTimeGivesUpTypedInsteadOfHanging() async throws {
+        let location = TestStore.postgreSQL.makeLocation()
+        let coordinator = try location.coordinator()
+        try Self.abortInserts(in: location, with: PostgreSQLState.deadlockDetected, times: 1_000)
+        let start = ContinuousClock.now
+        let error = await Self.saveClient("Never", in: coordinator)
+        // Bounded: five tries with pauses of about 10 to 80 ms; a minute only catches a hang on
+        // a loaded machine.
+        #expect(ContinuousClock.now - start < .seconds(60))
+        guard case SaveError.storeFailure(.contention(_, let state, let attempts))? = error else {
+            Issue.record("expected StoreError.contention, got \(String(describing: error))")
+            return
+        }
+        #expect(state == PostgreSQLState.deadlockDetected)
+        #expect(attempts == PostgreSQLTransactionRetry.attempts)
+        #expect(try Self.connection(to: location).query("SELECT last_value FROM aborts").int(0, 0)
+                == Int64(PostgreSQLTransactionRetry.attempts))
+    }
+
+    @Test func aDatabaseOfAnotherModelVersionIsRefusedByName() throws {
+        let location = TestStore.postgreSQL.makeLocation()
+        _ = try location.coordinator()
+        let next = try ManagedObjectModel(entities: TestStack.model.entities.map(\.objectType), version: 2)
+        do {
+            _ = try location.coordinator(model: next)
+            Issue.record("a database of version 1 opened with a model of version 2")
+        } catch StoreError.migrationUnsupported(_, let stored, let model) {
+            #expect(stored == 1 && model == 2)
+        }
+    }
+
+    @Test func aSubstringSearchReadsTheTrigramIndexAndMatchesWildcardsLiterally() async throws {
+        let location = TestStore.postgreSQL.makeLocation()
+        let coordinator = PersistentStoreCoordinator(model: TestStack.model)
+        var configuration = PostgreSQLStore.Configuration(url: try PostgreSQLServer.shared.get().url(), schema: location.schema)
+        configuration.substringSearchIndexes = [SubstringSearchIndex(entity: "Client", attribute: "name")]
+        try coordinator.addPostgreSQLStore(configuration)
+        let context = ManagedObjectContext(.privateQueue, coordinator: coordinator)
+        let (percent, underscore, acme, backslash) = try await context.perform {
+            () throws -> ([String], [String], [String], [String]) in
+            for name in ["100% Pure", "1000 Pure", "a_b", "axb", "ACME Ltd", "Back\\slash"] { Client(context: context).name = name }
+            try context.save()
+            func names(_ term: String) throws -> [String] {
+                try context.fetch(FetchRequest<Client>(predicate: #Predicate { $0.name.localizedStandardContains(term) },
+                                                       sortBy: [SortDescriptor(\.name)])).map(\.name)
+            }
+            return (try names("0%"), try names("a_b"), try names("acm"), try names("k\\s"))
+        }
+        #expect(percent == ["100% Pure"])
+        #expect(underscore == ["a_b"])
+        #expect(acme == ["ACME Ltd"])
+        #expect(backslash == ["Back\\slash"])
+
+        // The condition the fetch sends, planned with sequential scans discouraged (the table
+        // is small): the trigram index serves it.
+        let condition = SQLDialect.postgreSQL.containsIgnoringCase("t0.\"name\"", "'acm'")
+        let db = try Self.connection(to: location)
+        try db.execute("SET enable_seqscan = off")
+        let plan = try db.query("EXPLAIN SELECT t0._pk FROM \"Client\" t0 WHERE \(condition)")
+        let text = (0..<plan.rowCount).compactMap { plan.text($0, 0) }.joined(separator: "\n")
+        #expect(text.contains("Client_name_trgm"), "\(text)")
+    }
+}

@@ -21,7 +21,7 @@ func wrk(_ url: String, duration: Int? = nil, single: Bool = false, script: Stri
     process.arguments = (single ? ["-t1", "-c1"] : ["-t\(options.threads)", "-c\(options.connections)"])
         // A 10 s timeout rather than wrk's 2 s: a slow page's requests then count in the
         // percentiles instead of being dropped from them as socket errors.
-        + ["-d\(seconds)s", "--timeout", "10s", "--latency"] + (script.map { ["-s", $0] } ?? []) + [url]
+        + ["-d\(seconds)s", "--timeout", script == nil ? "10s" : "30s", "--latency"] + (script.map { ["-s", $0] } ?? []) + [url]
     let pipe = Pipe()
     process.standardOutput = pipe
     process.standardError = pipe

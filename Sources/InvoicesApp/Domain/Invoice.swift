@@ -44,11 +44,14 @@ public final class Invoice: ManagedObject {
 
     /// `(status, issueDate)`: the list filtered by a status (`/invoices?status=sent`) counts
     /// its invoices from the index alone and reads its page in issue-date order, instead of
-    /// sorting every invoice of that status first. `(status, currency, issueDate)` does the
-    /// same for a status and a currency together (`/invoices?status=sent&currency=EUR`),
-    /// which the first index could only narrow by status, reading each row for its currency.
+    /// sorting every invoice of that status first. `(status, currency, issueDate, amount,
+    /// paidAmount)` does the same for a status and a currency together
+    /// (`/invoices?status=sent&currency=EUR`), and holds every column the list's totals per
+    /// currency read, so that they are summed from the index alone instead of one row look-up
+    /// per matching invoice.
     public override class var indexes: [[AnyKeyPath]] {
-        [[\Invoice.status, \Invoice.issueDate], [\Invoice.status, \Invoice.currency, \Invoice.issueDate]]
+        [[\Invoice.status, \Invoice.issueDate],
+         [\Invoice.status, \Invoice.currency, \Invoice.issueDate, \Invoice.amount, \Invoice.paidAmount]]
     }
 
     /// The number, or "draft" for a draft that has none yet.

@@ -59,6 +59,19 @@ func cpuSeconds(of pid: Int32) -> Double {
     return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
 }
 
+/// Waits (up to a minute) until the server has answered what an earlier run left queued:
+/// wrk stops waiting at its end, the server does not, and the next run would queue behind.
+func waitUntilIdle(_ pid: Int32) {
+    let deadline = Date().addingTimeInterval(60)
+    var last = cpuSeconds(of: pid)
+    repeat {
+        usleep(500_000)
+        let now = cpuSeconds(of: pid)
+        if now - last < 0.05 { return }
+        last = now
+    } while Date() < deadline
+}
+
 /// Writes a script to a file of the temporary folder and returns its path.
 func writeScript(_ text: String, named name: String) throws -> String {
     let url = work.appendingPathComponent(name)
@@ -101,6 +114,7 @@ func writeScript(_ text: String, named name: String) throws -> String {
         print("  mix of \(DistinctRead.allCases.map(\.rawValue).joined(separator: ", "))")
         var results: [(WrkResult, Double)] = []
         for round in 1...options.rounds {
+            waitUntilIdle(pid)
             let (before, started) = (cpuSeconds(of: pid), Date())
             let result = try wrk(server.base + "/", script: mix)
             let cores = (cpuSeconds(of: pid) - before) / Date().timeIntervalSince(started)
@@ -110,6 +124,7 @@ func writeScript(_ text: String, named name: String) throws -> String {
                   + "p50 \(format(result.p50Milliseconds, 1)) ms, p99 \(format(result.p99Milliseconds, 1)) ms, "
                   + "server CPU \(format(cores * 100, 0))% (of \(ProcessInfo.processInfo.activeProcessorCount * 100)%)")
         }
+        waitUntilIdle(pid)
         print("  each kind alone, 1 connection (a single request's cost):")
         for kind in DistinctRead.allCases {
             let script = try writeScript(distinctReadsScript(kinds: [kind], clients: options.clients, rows: options.rows),

@@ -153,6 +153,8 @@ bench-web: deps-bench
 # beside the plain WebServer route with wrk, on demo data, 100,000 invoices and during an import.
 # Options: make bench-dashboard BENCH_ARGS="--duration 10 --rounds 3"; fails (exit 3) when a check
 # fails (a non-200 page, wrk errors, an incomplete import), not when a goal is missed.
+# Issue 18's distinct reads (every request a page nobody asked for yet, 32 connections, server CPU):
+# make bench-dashboard BENCH_ARGS="--mode distinct --connections 32" (--rows 1000000 --clients 100000 for 1M).
 .PHONY: bench-dashboard
 bench-dashboard: deps-bench
 	$(SWIFT) build -c release --product invoices

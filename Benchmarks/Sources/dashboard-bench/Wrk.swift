@@ -5,6 +5,7 @@ import Foundation
 struct WrkResult {
     var requestsPerSecond = 0.0
     var p99Milliseconds = Double.nan
+    var p50Milliseconds = Double.nan
     var requests = 0
     /// wrk's "Non-2xx or 3xx responses" and "Socket errors" lines, if any.
     var errors: String?
@@ -12,14 +13,15 @@ struct WrkResult {
 
 /// Runs wrk once, bounded by its own duration plus a watchdog (as webserver-bench does).
 /// `single`: one connection on one thread, for a page's own latency without queueing behind others.
-func wrk(_ url: String, duration: Int? = nil, single: Bool = false) throws -> WrkResult {
+/// `script`: a Lua file that makes each request's path (the distinct-reads mode).
+func wrk(_ url: String, duration: Int? = nil, single: Bool = false, script: String? = nil) throws -> WrkResult {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: "/usr/bin/wrk")
     let seconds = duration ?? options.duration
     process.arguments = (single ? ["-t1", "-c1"] : ["-t\(options.threads)", "-c\(options.connections)"])
         // A 10 s timeout rather than wrk's 2 s: a slow page's requests then count in the
         // percentiles instead of being dropped from them as socket errors.
-        + ["-d\(seconds)s", "--timeout", "10s", "--latency", url]
+        + ["-d\(seconds)s", "--timeout", script == nil ? "10s" : "30s", "--latency"] + (script.map { ["-s", $0] } ?? []) + [url]
     let pipe = Pipe()
     process.standardOutput = pipe
     process.standardError = pipe
@@ -45,6 +47,8 @@ func parse(_ output: String) -> WrkResult {
         let fields = line.split(separator: " ", omittingEmptySubsequences: true)
         if line.hasPrefix("Requests/sec:"), let value = fields.last.flatMap({ Double($0) }) {
             result.requestsPerSecond = value
+        } else if fields.first == "50%", fields.count == 2 {
+            result.p50Milliseconds = milliseconds(String(fields[1]))
         } else if fields.first == "99%", fields.count == 2 {
             result.p99Milliseconds = milliseconds(String(fields[1]))
         } else if line.contains("requests in"), let count = fields.first.flatMap({ Int($0) }) {

@@ -20,6 +20,10 @@
 //     && .build/release/dashboard-bench --invoices ../.build/release/invoices
 //   options: --duration 5 (seconds per wrk run) --connections 64 --threads 2 --rounds 2
 //            --rows 100000 --clients 10000 --import-timeout 600 --keep 1 (keep the temporary folder)
+//            --mode distinct: instead of the above, every request a different read (issue 18): wrk at
+//            --connections over a mix of invoice searches, status and currency filters, client searches
+//            and client records at --rows invoices, with the server's CPU use; --database PATH copies
+//            a database made before instead of generating and importing one.
 
 import Foundation
 import WebServer
@@ -36,12 +40,18 @@ struct Options {
     var clients = 10_000
     var importTimeout = 600
     var keep = false
+    /// "pages" (the kept pages, as before) or "distinct" (every request a different read).
+    var mode = "pages"
+    /// A database to copy instead of generating and importing one (distinct mode).
+    var database: String?
 
     init(arguments: [String]) {
         var iterator = arguments.dropFirst().makeIterator()
         while let flag = iterator.next() {
             guard let value = iterator.next() else { Self.usage("\(flag) needs a value") }
             if flag == "--invoices" { invoices = value; continue }
+        if flag == "--mode", ["pages", "distinct"].contains(value) { mode = value; continue }
+        if flag == "--database" { database = value; continue }
             guard let number = Int(value), number >= 0 else { Self.usage("\(flag) needs a number, got \(value)") }
             switch flag {
             case "--duration": duration = max(1, number)
@@ -62,6 +72,7 @@ struct Options {
             dashboard-bench: \(message)
             usage: dashboard-bench [--invoices PATH] [--duration S] [--connections N] [--threads N] [--rounds N]
                                    [--rows N] [--clients N] [--import-timeout S] [--keep 0|1]
+                                   [--mode pages|distinct] [--database PATH (distinct: copy instead of importing)]
 
             """.utf8))
         exit(64)
@@ -181,6 +192,15 @@ func pages(_ pk: Int?) -> [(String, String)] {
     if let pk { list.append(("/clients/{pk} (pk \(pk))", "/clients/\(pk)")) } else { problem("no client pk found on /clients") }
     list.append(("/invoices?status=sent", "/invoices?status=sent"))
     return list
+}
+
+if options.mode == "distinct" {
+    let status = runDistinctReads()
+    await plainServer.shutdown()
+    print(problems.isEmpty ? "checks: every checked page answered 200; no wrk errors" : "problems (\(problems.count)):")
+    for text in problems { print("  - " + text) }
+    if options.keep { print("kept \(work.path)") } else { try? FileManager.default.removeItem(at: work) }
+    exit(status)
 }
 
 var exitStatus: Int32 = 0

@@ -44,8 +44,15 @@ public final class Invoice: ManagedObject {
 
     /// `(status, issueDate)`: the list filtered by a status (`/invoices?status=sent`) counts
     /// its invoices from the index alone and reads its page in issue-date order, instead of
-    /// sorting every invoice of that status first.
-    public override class var indexes: [[AnyKeyPath]] { [[\Invoice.status, \Invoice.issueDate]] }
+    /// sorting every invoice of that status first. `(status, currency, issueDate, amount,
+    /// paidAmount)` does the same for a status and a currency together
+    /// (`/invoices?status=sent&currency=EUR`), and holds every column the list's totals per
+    /// currency read, so that they are summed from the index alone instead of one row look-up
+    /// per matching invoice.
+    public override class var indexes: [[AnyKeyPath]] {
+        [[\Invoice.status, \Invoice.issueDate],
+         [\Invoice.status, \Invoice.currency, \Invoice.issueDate, \Invoice.amount, \Invoice.paidAmount]]
+    }
 
     /// The number, or "draft" for a draft that has none yet.
     public var displayNumber: String { Self.displayNumber(identifier, status: status) }

@@ -103,7 +103,7 @@ extension ManagedObjectContext {
         guard let rel = object.entity.relationshipDescription(at: index) else { return [] }
         let ids: [ObjectID]
         if let parent {
-            ids = parent.toManyForChild(object.objectID, relationship: rel.name) ?? []
+            ids = parent.toManyForChild(object.objectID, relationship: rel) ?? []
         } else if object.objectID.isTemporaryID {
             ids = []
         } else {
@@ -117,13 +117,28 @@ extension ManagedObjectContext {
         return ids
     }
 
-    func toManyForChild(_ id: ObjectID, relationship: String) -> [ObjectID]? {
-        performAndWait {
-            guard let object = try? self.object(with: id),
-                  let index = object.entity.propertyIndexByName[relationship] else { return nil }
-            if object.lifecycle == .fault { fulfillFault(object) }
-            return loadToMany(of: object, at: index)
+    /// The destinations a child sees for a to-many relationship: from the nearest of this
+    /// context and its ancestors that has the object registered (its unsaved changes count),
+    /// in a brief hop onto that context's queue; when none has, from the store, read holding
+    /// no context's queue (an object whose relationship changed is registered where it did).
+    func toManyForChild(_ id: ObjectID, relationship: RelationshipDescription) -> [ObjectID]? {
+        var context: ManagedObjectContext? = self
+        while let current = context {
+            if id.isTemporaryID || current.hasRegistered(id) {
+                return current.performAndWait { current.loadedToMany(of: id, relationship: relationship.name) }
+            }
+            context = current.parent
         }
+        guard let entity = model.entity(of: id) else { return nil }
+        return try? persistentStoreCoordinator.destinations(of: id, relationship: relationship, entity: entity)
+    }
+
+    /// This context's destinations of a to-many relationship, loading them (call on its queue).
+    private func loadedToMany(of id: ObjectID, relationship: String) -> [ObjectID]? {
+        guard let object = try? self.object(with: id),
+              let index = object.entity.propertyIndexByName[relationship] else { return nil }
+        if object.lifecycle == .fault { fulfillFault(object) }
+        return loadToMany(of: object, at: index)
     }
 
     /// Sets a relationship and keeps every inverse in step at once.

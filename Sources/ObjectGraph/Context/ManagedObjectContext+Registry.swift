@@ -195,24 +195,49 @@ extension ManagedObjectContext {
         object.isDeletedElsewhereFlag = true
     }
 
-    /// The values a child sees for `id`: this context's current values when it has the
-    /// object loaded (unsaved edits included), nil when it deleted it, else the values from
-    /// further up. Runs a brief hop onto this context's queue.
+    /// The values a child sees for `id`: the nearest of this context and its ancestors that
+    /// has the object loaded gives its current values (unsaved edits included), or nil when it
+    /// deleted it; else the row, from the coordinator's cache or the store.
+    ///
+    /// Only a context that has the object registered is asked, in a brief hop onto its queue
+    /// (an object with unsaved changes is always registered, so one that is not has none);
+    /// the store is read holding no context's queue, so a child's fault never runs its SQL
+    /// on the main queue.
     func snapshotForChild(_ id: ObjectID) -> RowSnapshot? {
         try? loadSnapshotForChild(id)
     }
 
     /// ``snapshotForChild(_:)``, throwing when the store cannot be read.
     func loadSnapshotForChild(_ id: ObjectID) throws -> RowSnapshot? {
-        try performAndWait { () throws -> RowSnapshot? in
-            if let object = registeredObject(for: id), object.lifecycle == .loaded {
-                if object.isDeletedFlag || object.isDeletedElsewhereFlag { return nil }
-                return RowSnapshot(values: object.values, version: object.rowVersion)
+        var context: ManagedObjectContext? = self
+        while let current = context {
+            if id.isTemporaryID || current.hasRegistered(id) {
+                switch current.performAndWait({ current.loadedSnapshot(of: id) }) {
+                case .loaded(let snapshot): return snapshot
+                case .deleted: return nil
+                case .notLoaded: break
+                }
             }
-            if let parent { return try parent.loadSnapshotForChild(id) }
-            guard let entity = model.entity(of: id) else { return nil }
-            return try persistentStoreCoordinator.snapshot(for: id, entity: entity)
+            context = current.parent
         }
+        guard let entity = model.entity(of: id) else { return nil }
+        return try persistentStoreCoordinator.snapshot(for: id, entity: entity)
+    }
+
+    /// What a context holds of an object, as ``snapshotForChild(_:)`` reads it.
+    enum HeldSnapshot { case loaded(RowSnapshot), deleted, notLoaded }
+
+    /// This context's loaded values of `id`, if it has them (call on its queue).
+    func loadedSnapshot(of id: ObjectID) -> HeldSnapshot {
+        guard let object = registeredObject(for: id), object.lifecycle == .loaded else { return .notLoaded }
+        if object.isDeletedFlag || object.isDeletedElsewhereFlag { return .deleted }
+        return .loaded(RowSnapshot(values: object.values, version: object.rowVersion))
+    }
+
+    /// Whether an object is registered under `id` (an alias included), asked from any thread:
+    /// the registry's lock alone, without touching the object, which only its queue may do.
+    func hasRegistered(_ id: ObjectID) -> Bool {
+        registryLock.withLock { registry[id] != nil || (!aliases.isEmpty && aliases[id] != nil) }
     }
 }
 

@@ -1,5 +1,7 @@
+#include <pthread.h>
 #include <sqlite3.h>
 #include <stdatomic.h>
+#include <stdlib.h>
 #include <string.h>
 #include "CFailingVFS.h"
 
@@ -9,7 +11,16 @@ const char *const og_failing_vfs_name = "og-failing";
 typedef struct FailingFile {
     sqlite3_file base;
     sqlite3_file *real;
+    /// The name SQLite opened the file under (valid until xClose), or NULL.
+    const char *name;
 } FailingFile;
+
+// The read gate: `held_path` (NULL when open) and `held_reads` are guarded by `gate_mutex`;
+// readers wait on `gate_opened` while their file's name contains `held_path`.
+static pthread_mutex_t gate_mutex = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t gate_opened = PTHREAD_COND_INITIALIZER;
+static char *held_path;
+static long held_reads;
 
 static sqlite3_vfs *real_vfs;
 static sqlite3_vfs failing_vfs;
@@ -20,7 +31,32 @@ static atomic_int registered;
 #define REAL(f) (((FailingFile *)(f))->real)
 
 static int f_close(sqlite3_file *f) { return REAL(f)->pMethods->xClose(REAL(f)); }
-static int f_read(sqlite3_file *f, void *b, int n, sqlite3_int64 o) { return REAL(f)->pMethods->xRead(REAL(f), b, n, o); }
+static int f_read(sqlite3_file *f, void *b, int n, sqlite3_int64 o) {
+    const char *name = ((FailingFile *)f)->name;
+    pthread_mutex_lock(&gate_mutex);
+    while (held_path && name && strstr(name, held_path)) {
+        held_reads += 1;
+        pthread_cond_wait(&gate_opened, &gate_mutex);
+        held_reads -= 1;
+    }
+    pthread_mutex_unlock(&gate_mutex);
+    return REAL(f)->pMethods->xRead(REAL(f), b, n, o);
+}
+
+void og_failing_vfs_hold_reads(const char *path) {
+    pthread_mutex_lock(&gate_mutex);
+    free(held_path);
+    held_path = path ? strdup(path) : NULL;
+    pthread_cond_broadcast(&gate_opened);
+    pthread_mutex_unlock(&gate_mutex);
+}
+
+long og_failing_vfs_held_reads(void) {
+    pthread_mutex_lock(&gate_mutex);
+    long count = held_reads;
+    pthread_mutex_unlock(&gate_mutex);
+    return count;
+}
 static int f_write(sqlite3_file *f, const void *b, int n, sqlite3_int64 o) {
     if (atomic_load(&failing)) {
         atomic_fetch_add(&refused, 1);
@@ -55,6 +91,7 @@ static int v_open(sqlite3_vfs *vfs, sqlite3_filename name, sqlite3_file *file, i
     (void)vfs;
     FailingFile *p = (FailingFile *)file;
     p->real = (sqlite3_file *)&p[1];
+    p->name = name;
     int rc = real_vfs->xOpen(real_vfs, name, p->real, flags, out);
     p->base.pMethods = p->real->pMethods ? &failing_methods : 0;
     return rc;

@@ -49,7 +49,7 @@ let package = Package(
         // The Invoices domain, context stack, sessions, pages and inspector.
         // Mustache for the pages' typed template contexts.
         .target(name: "InvoicesApp", dependencies: [
-            "ObjectGraph", "WebServer", "CPangoCairo",
+            "ObjectGraph", "ObjectGraphPostgreSQL", "WebServer", "CPangoCairo",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "HTTPTypes", package: "swift-http-types"),
             .product(name: "Mustache", package: "swift-mustache"),

@@ -31,7 +31,7 @@ final class PostgreSQLConnection {
         self.sessionSetup = sessionSetup
         guard PQstatus(connection) == CONNECTION_OK else {
             let reason = Self.message(PQerrorMessage(connection))
-            PQfinish(connection)
+            // No PQfinish here: every property is set, so a throwing init runs deinit, which finishes it.
             throw StoreError.unreachable(location: location, reason: reason)
         }
         try execute(sessionSetup)
@@ -83,7 +83,13 @@ final class PostgreSQLConnection {
 
     /// Runs `body` in a transaction: commits when it returns, rolls back when it throws.
     func transaction<T>(_ body: () throws -> T) throws -> T {
-        try execute("BEGIN")
+        do {
+            try execute("BEGIN")
+        } catch StoreError.unreachable {
+            // A connection the server dropped since its last use (a restart) learns it only
+            // now; nothing was sent yet, so it is made again and the transaction begins once more.
+            try execute("BEGIN")
+        }
         do {
             let result = try body()
             try execute("COMMIT")

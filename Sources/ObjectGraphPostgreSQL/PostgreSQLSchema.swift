@@ -16,9 +16,10 @@ struct PostgreSQLSchema {
     /// The lock two stores opening one schema at once take in turn (with the schema's hash).
     private static let openingLock: Int64 = 0x6f67_7363   // "ogsc"
 
-    /// Creates, checks or extends the schema; returns the store's identifier and whether it
+    /// Creates, checks or extends the schema (and the substring search indexes); returns the store's identifier and whether it
     /// records history (the database's setting, or `recordsHistory`).
-    func prepare(_ db: PostgreSQLConnection, recordsHistory: Bool) throws -> (UUID, Bool) {
+    func prepare(_ db: PostgreSQLConnection, recordsHistory: Bool,
+                 substringSearchIndexes: [SubstringSearchIndex] = []) throws -> (UUID, Bool) {
         try db.transaction {
             try db.run("SELECT pg_advisory_xact_lock(\(.int(Self.openingLock))::integer, hashtext(current_schema()))")
             let identifier: UUID
@@ -35,6 +36,7 @@ struct PostgreSQLSchema {
                 try db.execute(PostgreSQLHistorySchema.create)
                 try upsertMetadata("historyEnabled", "1", in: db)
             }
+            try SubstringSearchIndex.create(substringSearchIndexes, model: model, in: db)
             return (identifier, history)
         }
     }
@@ -103,7 +105,7 @@ struct PostgreSQLSchema {
         }
         let version = Int(try metadata("modelVersion", in: db) ?? "1") ?? 1
         guard version == model.version else {
-            throw StoreError.unsupported("the database holds version \(version) of the model and the app has version \(model.version); migrations between versions are not implemented on PostgreSQL")
+            throw StoreError.migrationUnsupported(location: location, storedVersion: version, modelVersion: model.version)
         }
         if try metadata("modelHash", in: db) == model.versionHash { return identifier }
         guard let (entities, attributes, blockers) = model.differences(fromRecordedSchema: schemaJSON) else {

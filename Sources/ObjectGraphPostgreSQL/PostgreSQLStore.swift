@@ -15,8 +15,10 @@ import Synchronization
 /// The schema is created on first use; a database written by another model is refused,
 /// naming the differences.
 ///
-/// Not yet on PostgreSQL: batch requests, full-text search, migrations between model
-/// versions (they throw ``StoreError/unsupported(_:)``).
+/// Not yet on PostgreSQL: batch requests and full-text search (they throw
+/// ``StoreError/unsupported(_:)``); case-insensitive substring searches are indexed with
+/// ``SubstringSearchIndex``. A database of another model version is refused with
+/// ``StoreError/migrationUnsupported(location:storedVersion:modelVersion:)``.
 public final class PostgreSQLStore: PersistentStore {
     /// Where the database is and how the store uses it.
     public struct Configuration: Sendable {
@@ -30,6 +32,8 @@ public final class PostgreSQLStore: PersistentStore {
         public var recordsHistory: Bool
         /// How many reader connections serve fetches beside the writer.
         public var maxReaders: Int
+        /// Trigram indexes for case-insensitive substring searches, created when missing.
+        public var substringSearchIndexes: [SubstringSearchIndex] = []
 
         public init(url: String, schema: String? = nil, recordsHistory: Bool = false, maxReaders: Int = 2) {
             self.url = url
@@ -68,21 +72,22 @@ public final class PostgreSQLStore: PersistentStore {
         self.model = model
         let location = Self.redacted(configuration.url) + (configuration.schema.map { " (schema \($0))" } ?? "")
         self.location = location
-        conninfo = configuration.url
+        conninfo = Self.withConnectTimeout(configuration.url)
         var setup = "SET TimeZone TO 'UTC'; SET DateStyle TO 'ISO'; SET extra_float_digits TO 3; SET client_min_messages TO warning;"
         if let schema = configuration.schema { setup += " SET search_path TO \(SQLDialect.quote(schema));" }
         sessionSetup = setup
         var tables: [String: EntityTable] = [:]
         for entity in model.entities { tables[entity.name] = EntityTable(entity: entity) }
         self.tables = tables
-        let writer = try PostgreSQLConnection(conninfo: configuration.url, location: location,
+        let writer = try PostgreSQLConnection(conninfo: conninfo, location: location,
                                               sessionSetup: "SET client_min_messages TO warning;")
         if let schema = configuration.schema { try writer.execute("CREATE SCHEMA IF NOT EXISTS \(SQLDialect.quote(schema))") }
         try writer.execute(setup)
         (identifier, recordsHistory) = try PostgreSQLSchema(model: model, location: location)
-            .prepare(writer, recordsHistory: configuration.recordsHistory)
+            .prepare(writer, recordsHistory: configuration.recordsHistory,
+                     substringSearchIndexes: configuration.substringSearchIndexes)
         channel = "og_" + identifier.uuidString.lowercased().replacingOccurrences(of: "-", with: "")
-        let (conninfo, session) = (configuration.url, setup)
+        let (conninfo, session) = (conninfo, setup)
         pool = ConnectionPool(writer: writer, maxReaders: max(1, configuration.maxReaders), makeReader: {
             try PostgreSQLConnection(conninfo: conninfo, location: location, sessionSetup: session)
         })
@@ -94,6 +99,13 @@ public final class PostgreSQLStore: PersistentStore {
 
     func table(for entity: EntityDescription) -> EntityTable {
         tables[entity.name] ?? EntityTable(entity: entity)
+    }
+
+    /// The URL with `connect_timeout=5` unless it sets one: libpq would otherwise wait for an
+    /// unreachable host as long as the system does, holding the writer (and a save) meanwhile.
+    private static func withConnectTimeout(_ url: String) -> String {
+        guard url.contains("://"), !url.contains("connect_timeout=") else { return url }
+        return url + (url.contains("?") ? "&" : "?") + "connect_timeout=5"
     }
 
     /// The URL without its password, for messages.
@@ -108,7 +120,13 @@ public final class PostgreSQLStore: PersistentStore {
     /// Runs a read on a reader connection.
     func read<T>(_ body: (PostgreSQLConnection) throws -> T) throws -> T {
         readQueries.add(1, ordering: .relaxed)
-        return try pool.read(body)
+        do {
+            return try pool.read(body)
+        } catch StoreError.unreachable {
+            // A reader the server dropped since its last use (a restart) learns it only now,
+            // and is made again at its next use: a read changes nothing, so it runs once more.
+            return try pool.read(body)
+        }
     }
 
     package func row(primaryKey: Int64, entity: EntityDescription) throws -> RowSnapshot? {
@@ -228,13 +246,17 @@ public final class PostgreSQLStore: PersistentStore {
     }
 
     /// Runs a write transaction on the writer connection, announcing it with `pg_notify`
-    /// inside the transaction (delivered when it commits).
+    /// inside the transaction (delivered when it commits). A transaction the server aborted for
+    /// a concurrent one (serialization failure, deadlock) runs again, a bounded number of times
+    /// (``PostgreSQLTransactionRetry``): `body` must only touch the database.
     func write<T>(_ body: (PostgreSQLConnection) throws -> T) throws -> T {
-        try pool.write { db in
-            try db.transaction {
-                let result = try body(db)
-                try db.run("SELECT pg_notify(\(.string(channel)), '')")
-                return result
+        try PostgreSQLTransactionRetry.run(location: location) {
+            try pool.write { db in
+                try db.transaction {
+                    let result = try body(db)
+                    try db.run("SELECT pg_notify(\(.string(channel)), '')")
+                    return result
+                }
             }
         }
     }

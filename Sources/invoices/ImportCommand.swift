@@ -2,8 +2,8 @@ import ArgumentParser
 import Foundation
 import InvoicesApp
 
-/// `invoices import FILE.csv --db PATH`: imports invoices in this process, with its own
-/// coordinator on the database file; a running server sees them through the file.
+/// `invoices import FILE.csv --db PATH` (or `--store URL`): imports invoices in this process,
+/// with its own coordinator on the database; a running server sees them through the history.
 struct ImportCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "import",
@@ -23,8 +23,7 @@ struct ImportCommand: AsyncParsableCommand {
     @Argument(help: "The CSV file (UTF-8, with or without BOM).")
     var file: String
 
-    @Option(name: .long, help: "The SQLite database file (created if missing).")
-    var db = "invoices.sqlite"
+    @OptionGroup var storeOptions: StoreOptions
 
     @Option(name: .long, help: "Rows saved per batch.")
     var batchSize = 1_000
@@ -38,14 +37,13 @@ struct ImportCommand: AsyncParsableCommand {
 
     func validate() throws {
         guard batchSize > 0 else { throw ValidationError("--batch-size must be at least 1 (got \(batchSize)).") }
-        guard !db.isEmpty else { throw ValidationError("--db must name a file, e.g. --db invoices.sqlite.") }
         do { _ = try InvoiceNumberFormat(numberFormat) } catch { throw ValidationError("--number-format: \(error)") }
     }
 
     func run() async throws {
         let stack: InvoicesStack
         do {
-            stack = try InvoicesStack(storeURL: URL(fileURLWithPath: db))
+            stack = try InvoicesStack.open(storeOptions.location)
         } catch {
             Terminal.error(error.description)
             throw ExitCode.failure

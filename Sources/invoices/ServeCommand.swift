@@ -8,11 +8,18 @@ import WebServer
 struct ServeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "serve",
-        abstract: "Serve the dashboard on an SQLite database.",
-        discussion: "An empty database is filled with demo data (200 clients, 2,000 invoices) unless --no-demo-data.")
+        abstract: "Serve the dashboard on an SQLite file or a PostgreSQL database.",
+        discussion: """
+            An empty database is filled with demo data (200 clients, 2,000 invoices) unless --no-demo-data. \
+            Several servers may share one --store database (each with its own --name): what one saves \
+            shows on the others.
+            """)
 
-    @Option(name: .long, help: "The SQLite database file (created if missing).")
-    var db = "invoices.sqlite"
+    @OptionGroup var storeOptions: StoreOptions
+
+    @Option(name: .long, help: ArgumentHelp("This server's name in the inspector, the logs and the history (default: HOST:PORT).",
+                                            valueName: "NAME"))
+    var name: String?
 
     @Option(name: .long, help: "The address to listen on.")
     var host = "127.0.0.1"
@@ -58,7 +65,9 @@ struct ServeCommand: AsyncParsableCommand {
         guard PersistMode(argument: persist) != nil else {
             throw ValidationError("--persist must be immediate or deferred=SECONDS with SECONDS between 0 and 3600 (got \"\(persist)\"), e.g. --persist deferred=5.")
         }
-        guard !db.isEmpty else { throw ValidationError("--db must name a file, e.g. --db invoices.sqlite.") }
+        if let name, name.trimmingCharacters(in: .whitespaces).isEmpty || name.contains(where: \.isNewline) || name.count > 100 {
+            throw ValidationError("--name must be a short name on one line, e.g. --name s1 (got \"\(name)\").")
+        }
         for name in allowedHosts where name.isEmpty || name.contains(where: { $0 == "/" || $0 == ":" || $0.isWhitespace }) {
             throw ValidationError("--allowed-host takes a host name without scheme, port or path, e.g. --allowed-host invoices.example.com (got \"\(name)\").")
         }
@@ -74,10 +83,11 @@ struct ServeCommand: AsyncParsableCommand {
     func run() async throws {
         guard let mode = PersistMode(argument: persist), let format = try? InvoiceNumberFormat(numberFormat) else { throw ExitCode(64) }
         var configuration = ServerConfiguration(
-            databaseURL: URL(fileURLWithPath: db), host: host, port: port, persist: mode, busyTimeout: busyTimeout,
+            store: storeOptions.location, host: host, port: port, persist: mode, busyTimeout: busyTimeout,
             seedsDemoData: !noDemoData, inspectorToken: inspectorToken, allowedHosts: allowedHosts,
             trustedProxies: trustedProxies)
         configuration.numbering = InvoiceNumbering(format: format)
+        configuration.name = name
         do {
             // Unbuffered, so "Serving http://…" shows at once even when stdout is a pipe.
             try await Server.run(configuration) { line in

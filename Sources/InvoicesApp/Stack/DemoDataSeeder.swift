@@ -43,11 +43,14 @@ extension DemoData {
 extension InvoicesStack {
     /// Fills an empty database with ``DemoData/standard(today:)`` through an import context,
     /// then merges it into writer and main. What `invoices serve` does unless `--no-demo-data`.
+    /// Servers sharing a PostgreSQL database that start together take turns: the first fills
+    /// it, the others find it filled.
     /// - Returns: whether data was inserted (false when the database already had clients).
     @discardableResult
     public func seedDemoDataIfEmpty(_ data: DemoData = .standard()) async throws -> Bool {
         let context = newImportContext(name: "demo data")
-        guard let changes = try await data.seedIfEmpty(context) else { return false }
+        let seeded = try await exclusively("invoices.demo-data") { try await data.seedIfEmpty(context) }
+        guard let changes = seeded else { return false }
         await mergeImportSave(changes)
         return true
     }

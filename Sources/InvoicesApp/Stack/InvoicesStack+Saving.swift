@@ -106,7 +106,7 @@ extension InvoicesStack {
     }
 
     private func storeFailure(_ error: StoreError, saving scratchpad: ManagedObjectContext) -> SaveOutcome {
-        if case .busy = error {
+        if StoreOutage.isTemporary(error) {
             logger.warning("Save of \(scratchpad.name ?? "a scratchpad") refused, nothing was saved: \(error)")
             return .busy(error)
         }

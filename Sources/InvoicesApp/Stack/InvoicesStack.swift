@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import ObjectGraph
+import ObjectGraphPostgreSQL
 import Synchronization
 import WebServer
 
@@ -25,8 +26,13 @@ public final class InvoicesStack: Sendable {
     public let coordinator: PersistentStoreCoordinator
     public let writer: ManagedObjectContext
     public let main: ManagedObjectContext
-    /// Where the store lives (`nil` for an in-memory stack).
-    public let storeURL: URL?
+    /// Where the store lives.
+    public let store: StoreLocation
+    /// The SQLite file (`nil` for a PostgreSQL or an in-memory stack).
+    public var storeURL: URL? { store.fileURL }
+    /// The PostgreSQL store, when the stack has one: its locks keep concurrent first starts
+    /// of several servers from seeding twice.
+    let sharedStore: PostgreSQLStore?
     /// The import contexts alive now (the inspector lists them while they run).
     public let importContexts = ContextRegistry()
     /// Counts the changes pages can see (see ``Generation``).
@@ -60,38 +66,60 @@ public final class InvoicesStack: Sendable {
         }
         // History and remote-change notifications: what another process (`invoices import`)
         // commits reaches writer and main through ``startMergingRemoteChanges(as:)``.
-        try self.init(description: .sqlite(at: url, busyTimeout: busyTimeout, recordsHistory: true,
-                                           postsRemoteChangeNotifications: true),
-                      storeURL: url, persist: persist, logger: logger, model: model, timekeeper: timekeeper)
+        let description = PersistentStoreDescription.sqlite(at: url, busyTimeout: busyTimeout, recordsHistory: true,
+                                                            postsRemoteChangeNotifications: true)
+        try self.init(store: .sqlite(url), persist: persist, logger: logger, model: model, timekeeper: timekeeper) {
+            coordinator, plan throws(StoreError) in
+            var description = description
+            description.migrationPlan = plan
+            try Self.add(description, to: coordinator)
+            return nil
+        }
     }
 
     /// A stack over an in-memory store, for tests and previews.
     public static func inMemory(persist: PersistMode = .immediate) throws(StackError) -> InvoicesStack {
-        try InvoicesStack(description: .inMemory(), storeURL: nil, persist: persist, logger: Logger(label: "invoices"),
-                          model: nil, timekeeper: .continuous)
+        try InvoicesStack(store: .inMemory, persist: persist, logger: Logger(label: "invoices"), model: nil,
+                          timekeeper: .continuous) { coordinator, _ throws(StoreError) in
+            try add(.inMemory(), to: coordinator)
+            return nil
+        }
     }
 
-    private init(description: PersistentStoreDescription, storeURL: URL?, persist: PersistMode,
-                 logger: Logger, model given: ManagedObjectModel?, timekeeper: Timekeeper) throws(StackError) {
+    /// Adds an SQLite store, its errors typed.
+    static func add(_ description: PersistentStoreDescription,
+                    to coordinator: PersistentStoreCoordinator) throws(StoreError) {
+        do {
+            try coordinator.addPersistentStore(description)
+        } catch let error as StoreError {
+            throw error
+        } catch {
+            let path = if case .sqlite(let url) = description.kind { url.path } else { ":memory:" }
+            throw .cannotOpen(path: path, reason: "\(error)")
+        }
+    }
+
+    /// - Parameter addStore: opens the store on the coordinator, with the app's migration plan
+    ///   (nil for a test's model); returns the PostgreSQL store when it made one.
+    init(store: StoreLocation, persist: PersistMode, logger: Logger, model given: ManagedObjectModel?,
+         timekeeper: Timekeeper,
+         addStore: (PersistentStoreCoordinator, MigrationPlan?) throws(StoreError) -> PostgreSQLStore?) throws(StackError) {
         let model: ManagedObjectModel
-        var description = description
+        var plan: MigrationPlan?
         do {
             model = try given ?? InvoicesModel.shared.get()
             // The app's own model migrates files of earlier versions on open (a backup is
             // written beside the file first); a test's model has no earlier versions.
-            if given == nil { description.migrationPlan = try InvoicesModel.sharedPlan.get() }
+            if given == nil { plan = try InvoicesModel.sharedPlan.get() }
         } catch { throw .model("\(error)") }
         let coordinator = PersistentStoreCoordinator(model: model)
         do {
-            try coordinator.addPersistentStore(description)
-        } catch let error as StoreError {
-            throw .store(path: storeURL?.path ?? ":memory:", error)
+            sharedStore = try addStore(coordinator, plan)
         } catch {
-            throw .store(path: storeURL?.path ?? ":memory:", .cannotOpen(path: storeURL?.path ?? ":memory:",
-                                                                         reason: "\(error)"))
+            throw .store(path: store.description, error)
         }
         self.coordinator = coordinator
-        self.storeURL = storeURL
+        self.store = store
         writer = ManagedObjectContext(.privateQueue, coordinator: coordinator, name: "writer")
         writer.transactionAuthor = "dashboard"
         main = ManagedObjectContext(.mainQueue, parent: writer, name: "main")
@@ -125,12 +153,12 @@ public final class InvoicesStack: Sendable {
     /// The history read is kept: it is the record of every change the history pages show
     /// (``history(of:primaryKey:labels:limit:)``). ``purgeReadHistory()`` drops it on request.
     public func startMergingRemoteChanges(as name: String = "dashboard") throws(StackError) {
-        guard storeURL != nil, coordinator.recordsHistory else { return }
+        guard store.isShared, coordinator.recordsHistory else { return }
         let consumer: PersistentHistoryConsumer
         do {
             consumer = try PersistentHistoryConsumer(name: name, coordinator: coordinator, contexts: [writer, main])
         } catch {
-            throw .store(path: storeURL?.path ?? ":memory:", .cannotOpen(path: storeURL?.path ?? "", reason: "\(error)"))
+            throw .store(path: store.description, .cannotOpen(path: store.description, reason: "\(error)"))
         }
         let previous = remote.withLock { current in
             defer { current = consumer }
@@ -155,7 +183,7 @@ public final class InvoicesStack: Sendable {
     /// again what was merged since it was last written: nothing is lost).
     private func stop(_ consumer: PersistentHistoryConsumer?) {
         do { try consumer?.stop() } catch {
-            logger.error("Could not keep this process's place in the history of \(storeURL?.path ?? ":memory:"): \(error)")
+            logger.error("Could not keep this process's place in the history of \(store): \(error)")
         }
     }
 

@@ -16,7 +16,9 @@ public enum SaveOutcome: Sendable {
     /// Someone changed the same properties meanwhile: in this process, or in the file (another
     /// server or process). "Theirs" is what main or the file holds now.
     case conflict([MergeConflict])
-    /// The file stayed locked by another process past the busy timeout.
+    /// The store cannot take the write now, and will by itself later (``StoreOutage``): the
+    /// file stayed locked by another process past the busy timeout, the database server is
+    /// down or restarting, or other servers' transactions kept aborting this one.
     case busy(StoreError)
     /// The store refused the write otherwise (an I/O error, a constraint only the file knows),
     /// with the reason in words for the visitor (``StoreFailureReason``); the error itself is logged.

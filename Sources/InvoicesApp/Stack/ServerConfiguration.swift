@@ -2,7 +2,8 @@ import Foundation
 
 /// What `invoices serve` was asked to do.
 public struct ServerConfiguration: Sendable, Hashable {
-    public var databaseURL: URL
+    /// Where the data lives (`--db FILE` or `--store URL`).
+    public var store: StoreLocation
     public var host: String
     /// 0 asks the system for a free port (tests).
     public var port: Int
@@ -20,14 +21,26 @@ public struct ServerConfiguration: Sendable, Hashable {
     public var trustedProxies: [String]
     /// How invoices are numbered when they leave draft (`--number-format`).
     public var numbering = InvoiceNumbering()
+    /// The server's name in the inspector, the logs and the history of what it commits
+    /// (`--name`); nil: its host and port.
+    public var name: String?
 
+    /// A server on an SQLite file.
     public init(databaseURL: URL, host: String = "127.0.0.1", port: Int = 8080, persist: PersistMode = .immediate,
+                busyTimeout: TimeInterval = 5, seedsDemoData: Bool = true, inspectorToken: String? = nil,
+                allowedHosts: [String] = [], trustedProxies: [String] = []) {
+        self.init(store: .sqlite(databaseURL), host: host, port: port, persist: persist, busyTimeout: busyTimeout,
+                  seedsDemoData: seedsDemoData, inspectorToken: inspectorToken, allowedHosts: allowedHosts,
+                  trustedProxies: trustedProxies)
+    }
+
+    public init(store: StoreLocation, host: String = "127.0.0.1", port: Int = 8080, persist: PersistMode = .immediate,
                 busyTimeout: TimeInterval = 5, seedsDemoData: Bool = true, inspectorToken: String? = nil,
                 allowedHosts: [String] = [], trustedProxies: [String] = []) {
         self.allowedHosts = allowedHosts
         self.trustedProxies = trustedProxies
         self.busyTimeout = busyTimeout
-        self.databaseURL = databaseURL
+        self.store = store
         self.host = host
         self.port = port
         self.persist = persist

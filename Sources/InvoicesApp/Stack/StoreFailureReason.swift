@@ -37,10 +37,12 @@ enum StoreFailureReason {
             return "this server cannot write to the database file; whoever runs it should check the file's permissions"
         case .unreachable:
             return "the database server cannot be reached; try again in a moment"
+        case .contention:
+            return "the database was too busy with other servers' changes; try again in a moment"
         case .server, .unsupported:
             return "the database reported an error; the server's log has the details"
         case .notADatabase, .incompatibleModel, .storeAlreadyAdded, .noStore, .invalidConfiguration,
-             .fullTextSearchUnavailable:
+             .fullTextSearchUnavailable, .migrationUnsupported:
             return "the database is not set up for this server; whoever runs it should check its log"
         case .sqlite(let code, _, _):
             switch SQLiteResultCode.primary(code) {

@@ -26,6 +26,8 @@ public final class Dashboard: Sendable {
     let inspector: Inspector
     /// Read pages already rendered, served again while their data is unchanged.
     let keptPages: KeptPages
+    /// Which server this is, among those sharing the database.
+    public let serverName = ServerName()
 
     /// - Parameters:
     ///   - templatesDirectory: the folder of the `.mustache` files (the repository's `Templates/`).

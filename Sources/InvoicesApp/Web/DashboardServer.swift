@@ -22,10 +22,10 @@ public final class DashboardServer: Sendable {
     public convenience init(stack: InvoicesStack, host: String, port: Int, resources: DashboardResources,
                             today: CalendarDay? = nil, inspectorToken: String? = nil,
                             hostPolicy: HostPolicy = DashboardServer.hostPolicy(),
-                            logger: Logger = Logger(label: "invoices")) throws {
+                            logger: Logger = Logger(label: "invoices"), name: String? = nil) throws {
         try self.init(stack: stack, host: host, port: port, resources: resources, today: today,
                       inspectorToken: inspectorToken, logger: logger, editable: Dashboard.editable, timekeeper: .continuous,
-                      hostPolicy: hostPolicy)
+                      hostPolicy: hostPolicy, name: name)
     }
 
     /// Which `Host` names are answered: loopback names and IP literals, plus `allowedHosts`;
@@ -41,11 +41,15 @@ public final class DashboardServer: Sendable {
     ///   - timekeeper: the clock of session expiry and the inspector's delays.
     ///   - sessionLimits: how many sessions and open forms the server holds at most.
     ///   - hostPolicy: the `Host` names answered and the trusted proxies.
+    ///   - name: the server's name (``ServerName``); nil: host:port.
     init(stack: InvoicesStack, host: String, port: Int, resources: DashboardResources, today: CalendarDay?,
          inspectorToken: String?, logger: Logger, editable: [any EditableEntity.Type], timekeeper: Timekeeper,
-         sessionLimits: SessionLimits = SessionLimits(), hostPolicy: HostPolicy = DashboardServer.hostPolicy()) throws {
+         sessionLimits: SessionLimits = SessionLimits(), hostPolicy: HostPolicy = DashboardServer.hostPolicy(),
+         name: String? = nil) throws {
         self.stack = stack
-        self.logger = logger.escapingControlCharacters()
+        var logger = logger.escapingControlCharacters()
+        if let name { logger[metadataKey: "server"] = "\(name)" }
+        self.logger = logger
         dashboard = try Dashboard(stack: stack, templatesDirectory: resources.templates, idleTimeout: .seconds(30 * 60),
                                   sessionLimits: sessionLimits, today: today, listeningHost: host,
                                   inspectorToken: inspectorToken, editable: editable, timekeeper: timekeeper)
@@ -55,10 +59,18 @@ public final class DashboardServer: Sendable {
         configuration.hostPolicy = hostPolicy
         let errorPages = ErrorPages(renderer: dashboard.renderer)
         configuration.errorPages = { error, path in errorPages.response(for: error, path: path) }
+        // A database that is down or restarting: 503 with the reason, not 500.
+        configuration.classifiesErrors = { StoreOutage.httpError(for: $0) }
         server = HTTPServer(configuration: configuration, router: router, logger: self.logger)
         try server.start()
-        // Other processes' commits (an `invoices import`) merge into writer and main.
-        do { try stack.startMergingRemoteChanges() } catch {
+        let shownHost = host.contains(":") ? "[\(host)]" : host
+        let serverName = name ?? "\(shownHost):\(server.port)"
+        dashboard.serverName.set(serverName)
+        // Other processes' commits (an `invoices import`, other servers) merge into writer and
+        // main. On PostgreSQL every server keeps its own place in the history, under its name;
+        // the one server of an SQLite file keeps the name its files have always had.
+        let consumer = if case .postgreSQL = stack.store { serverName } else { "dashboard" }
+        do { try stack.startMergingRemoteChanges(as: consumer) } catch {
             self.logger.warning("Remote changes will not be merged: \(error)")
         }
     }

@@ -10,8 +10,8 @@ public enum Server {
     public static func prepare(_ configuration: ServerConfiguration) async throws(ServerError) -> (InvoicesStack, seeded: Bool) {
         let stack: InvoicesStack
         do {
-            stack = try InvoicesStack(storeURL: configuration.databaseURL, persist: configuration.persist,
-                                      busyTimeout: configuration.busyTimeout)
+            stack = try InvoicesStack.open(configuration.store, persist: configuration.persist,
+                                           busyTimeout: configuration.busyTimeout)
         } catch {
             throw .stack(error)
         }
@@ -31,7 +31,7 @@ public enum Server {
     public static func run(_ configuration: ServerConfiguration,
                            log: @Sendable (String) -> Void = { print($0) }) async throws(ServerError) {
         let (stack, seeded) = try await prepare(configuration)
-        log("Database: \(configuration.databaseURL.path)" + (seeded ? " (filled with demo data)" : ""))
+        log("Database: \(configuration.store)" + (seeded ? " (filled with demo data)" : ""))
         log("Persistence: \(configuration.persist)")
         let counts = try? await stack.main.perform { () throws -> (Int, Int) in
             (try stack.main.count(for: FetchRequest<Client>()), try stack.main.count(for: FetchRequest<Invoice>()))
@@ -45,10 +45,12 @@ public enum Server {
                                          inspectorToken: configuration.inspectorToken,
                                          hostPolicy: DashboardServer.hostPolicy(
                                             allowedHosts: configuration.allowedHosts,
-                                            trustedProxies: configuration.trustedProxies))
+                                            trustedProxies: configuration.trustedProxies),
+                                         name: configuration.name)
         } catch {
             throw .cannotServe("\(error)")
         }
+        log("Server name: \(server.dashboard.serverName.value)")
         log("Serving http://\(configuration.host.contains(":") ? "[\(configuration.host)]" : configuration.host):\(server.port)/clients")
         let signal = await HTTPServer.terminationSignal()
         log("Signal \(signal): stopping")

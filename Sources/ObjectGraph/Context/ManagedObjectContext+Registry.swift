@@ -31,7 +31,9 @@ extension ManagedObjectContext {
     /// - Throws: ``ContextError/objectNotFound(_:)`` (CD 133000) when the row does not exist.
     public func existingObject(with id: ObjectID) throws -> ManagedObject {
         let object = try object(with: id)
-        if object.isFault { fulfillFault(object) }
+        // A store that cannot be read now (a database server down) is an error here, not a
+        // row deleted elsewhere: the object stays a fault, read again at its next use.
+        if object.isFault { try fulfillFaultOrThrow(object) }
         if object.isDeletedElsewhereFlag || (object.isDeletedFlag && !object.isInsertedFlag) {
             throw ContextError.objectNotFound(id)
         }
@@ -158,13 +160,19 @@ extension ManagedObjectContext {
     /// cache, else from the store. A row deleted elsewhere never traps: the object reports
     /// `isDeletedElsewhere` and keeps its last known (or default) values.
     func fulfillFault(_ object: ManagedObject) {
+        do { try fulfillFaultOrThrow(object) } catch { markDeletedElsewhere(object) }
+    }
+
+    /// ``fulfillFault(_:)``, but a store that cannot be read throws its error and leaves the
+    /// object a fault.
+    func fulfillFaultOrThrow(_ object: ManagedObject) throws {
         guard object.lifecycle == .fault else { return }
         if ConcurrencyDebug.isEnabled { ConcurrencyDebug.check(object) }
         let snapshot: RowSnapshot?
         if let parent {
-            snapshot = parent.snapshotForChild(object.objectID)
+            snapshot = try parent.loadSnapshotForChild(object.objectID)
         } else {
-            snapshot = try? persistentStoreCoordinator.snapshot(for: object.objectID, entity: object.entity)
+            snapshot = try persistentStoreCoordinator.snapshot(for: object.objectID, entity: object.entity)
         }
         if let snapshot {
             fill(object, with: snapshot)
@@ -191,14 +199,19 @@ extension ManagedObjectContext {
     /// object loaded (unsaved edits included), nil when it deleted it, else the values from
     /// further up. Runs a brief hop onto this context's queue.
     func snapshotForChild(_ id: ObjectID) -> RowSnapshot? {
-        performAndWait {
+        try? loadSnapshotForChild(id)
+    }
+
+    /// ``snapshotForChild(_:)``, throwing when the store cannot be read.
+    func loadSnapshotForChild(_ id: ObjectID) throws -> RowSnapshot? {
+        try performAndWait { () throws -> RowSnapshot? in
             if let object = registeredObject(for: id), object.lifecycle == .loaded {
                 if object.isDeletedFlag || object.isDeletedElsewhereFlag { return nil }
                 return RowSnapshot(values: object.values, version: object.rowVersion)
             }
-            if let parent { return parent.snapshotForChild(id) }
+            if let parent { return try parent.loadSnapshotForChild(id) }
             guard let entity = model.entity(of: id) else { return nil }
-            return try? persistentStoreCoordinator.snapshot(for: id, entity: entity)
+            return try persistentStoreCoordinator.snapshot(for: id, entity: entity)
         }
     }
 }

@@ -29,6 +29,10 @@ extension HTTPServer {
         /// the request's path (to answer a `.json` path in JSON); the error's header fields are
         /// added to what it returns. It runs on a server thread: it must not wait.
         public var errorPages: (@Sendable (HTTPError, _ path: String) -> Response)?
+        /// Turns an error a handler threw into the `HTTPError` the client gets, when the
+        /// application knows what it means (a database that is down: 503); nil leaves it a 500
+        /// without internals. It runs on a server thread: it must not wait.
+        public var classifiesErrors: (@Sendable (any Swift.Error) -> HTTPError?)?
         /// Whether each request gets an access-log line (at `info`: method, path, status, bytes,
         /// duration, request ID). Turn off when a proxy in front already logs requests.
         public var logsRequests: Bool
@@ -43,6 +47,7 @@ extension HTTPServer {
                     hostPolicy: HostPolicy = HostPolicy()) {
             self.hostPolicy = hostPolicy
             errorPages = nil
+            classifiesErrors = nil
             self.host = host
             self.port = port
             self.threadCount = threadCount

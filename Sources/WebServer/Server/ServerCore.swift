@@ -324,10 +324,16 @@ final class ServerCore: Sendable {
         MHDConnection.resume(connection.pointer)
     }
 
-    /// A handler's error as the client sees it: its own status for an `HTTPError`, otherwise a
-    /// 500 page without internals. The error itself goes to the log with the request ID.
+    /// A handler's error as the client sees it: its own status for an `HTTPError`, the
+    /// configuration's classification (`classifiesErrors`), otherwise a 500 page without internals. The error itself goes to the log with the request ID.
     func errorResponse(for error: any Error, request: Request) -> Response {
         if let error = error as? HTTPError { return answer(error, path: request.path) }
+        if let classified = configuration.classifiesErrors?(error) {
+            logger.warning("Handler failed: \(error)", metadata: [
+                "request_id": "\(request.id)", "status": "\(classified.status.code)", "path": "\(request.path)",
+            ])
+            return answer(classified, path: request.path)
+        }
         logger.error("Handler failed: \(error)", metadata: [
             "request_id": "\(request.id)", "method": "\(request.method.rawValue)", "path": "\(request.path)",
         ])

@@ -69,9 +69,9 @@ struct DeleteRoutes: Sendable {
             return refused(.conflict, "Changed meanwhile, not deleted",
                            "Someone changed or deleted this \(table.noun) while you were deciding, so nothing was deleted. Look at it again first.",
                            back, session)
-        case .busy:
+        case .busy(let error):
             var response = refused(.serviceUnavailable, "Busy, not deleted",
-                                   "The database is busy: another program held it for longer than this server waits. Nothing was deleted; try again in a few seconds.",
+                                   "The database cannot take the change right now: \(StoreFailureReason.describe(error)). Nothing was deleted; try again in a few seconds.",
                                    back, session)
             response.headers[.retryAfter] = "5"
             return response

@@ -6,7 +6,7 @@ import WebServer
 /// Saving a form: its scratchpad through main and the writer to the file, as one unit
 /// (``InvoicesStack/save(_:policy:)``), then 303 to the object's page with a flash message.
 /// Every other outcome keeps the form open with the visitor's input: 422 for invalid input and
-/// taken values, 409 for a conflict (base / theirs / yours), 503 when the file is busy, 500 when
+/// taken values, 409 for a conflict (base / theirs / yours), 503 when the store is busy or down, 500 when
 /// the store refused otherwise; each page says that nothing was saved.
 extension FormRoutes {
     func save(_ form: EditForm, policy: MergePolicy, kept: [String: String] = [:], session: Session) async throws -> Response {
@@ -27,7 +27,7 @@ extension FormRoutes {
         case .busy(let error):
             recorder.saveRefused(form, errors: ["\(error)"])
             var response = notSaved(form, status: .serviceUnavailable, title: "Busy, not saved",
-                                    message: "The database is busy: another program held it for longer than this server waits. "
+                                    message: "The database cannot take the change right now: \(StoreFailureReason.describe(error)). "
                                         + "Nothing was saved; your form is kept. Try again in a few seconds.",
                                     session: session)
             response.headers[.retryAfter] = "5"

@@ -12,7 +12,7 @@ import Foundation
 /// | booleans | `1`, `0` (stored as integers) | `TRUE`, `FALSE` |
 /// | null-safe equality | `IS`, `IS NOT` | `IS NOT DISTINCT FROM`, `IS DISTINCT FROM` |
 /// | substring test | `instr(text, part) > 0` | `position(part IN text) > 0` |
-/// | case-insensitive substring | `instr(lower(…), lower(…)) > 0` | `position(lower(…) IN lower(…)) > 0` |
+/// | case-insensitive substring | `instr(lower(…), lower(…)) > 0` | `lower(…) LIKE '%' \|\| escaped(lower(…)) \|\| '%'` |
 /// | case-insensitive order | `x COLLATE NOCASE` | `lower(x)` |
 /// | Decimal order | `CAST(x AS REAL)` (stored as text) | `x` (stored as `NUMERIC`) |
 /// | offset without limit | `LIMIT -1 OFFSET n` | `OFFSET n` |
@@ -20,8 +20,11 @@ import Foundation
 /// | insert or replace by key | `INSERT OR REPLACE INTO …` | `… ON CONFLICT (key) DO UPDATE SET …` |
 /// | keys left out of a query | `NOT IN (SELECT value FROM json_each(?))` | `NOT IN (SELECT … json_array_elements_text(?::json))` |
 ///
-/// Neither `LIKE` (SQLite: ASCII case folded, `%` and `_` to escape) nor `ILIKE` (PostgreSQL
-/// only) is used: `lower()` and a position test mean the same in both, with nothing to escape.
+/// SQLite tests substrings by position: its `LIKE` folds ASCII case on its own terms. PostgreSQL
+/// tests a case-insensitive substring with `LIKE` on `lower()`, the part's `\`, `%` and `_`
+/// escaped in SQL, so the two mean the same; `LIKE` there can use a trigram index on
+/// `lower(column)` (`PostgreSQLStore.Configuration.substringSearchIndexes`), where a position
+/// test reads every row.
 /// `RETURNING` is the same in both (SQLite has it since 3.35) and needs no entry.
 package struct SQLDialect: Sendable, Hashable, CustomStringConvertible {
     /// The database engines ObjectGraph speaks to.
@@ -93,7 +96,13 @@ package struct SQLDialect: Sendable, Hashable, CustomStringConvertible {
     /// Whether `text` contains `part`, ignoring case as the engine's `lower()` folds it
     /// (SQLite: ASCII only; PostgreSQL: the database's locale).
     package func containsIgnoringCase(_ text: SQLFragment, _ part: SQLFragment) -> SQLFragment {
-        contains("lower(\(text))", "lower(\(part))")
+        switch engine {
+        case .sqlite:
+            return contains("lower(\(text))", "lower(\(part))")
+        case .postgreSQL:
+            let escaped: SQLFragment = "replace(replace(replace(lower(\(part)), '\\', '\\\\'), '%', '\\%'), '_', '\\_')"
+            return "(lower(\(text)) LIKE ('%' || \(escaped) || '%'))"
+        }
     }
 
     /// A sort key compared without regard to ASCII case.

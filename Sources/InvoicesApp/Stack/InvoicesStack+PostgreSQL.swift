@@ -1,0 +1,77 @@
+import Foundation
+import Logging
+import ObjectGraph
+import ObjectGraphPostgreSQL
+
+extension InvoicesStack {
+    /// Opens the stack on a PostgreSQL database (`postgresql://USER@HOST:PORT/DBNAME`), which
+    /// several servers and `invoices import` processes may share: the schema is created on
+    /// first use (once, even when several servers start together), every write records
+    /// persistent history, and commits are announced with `NOTIFY`.
+    ///
+    /// A database written by another version of the model is refused (migrations between
+    /// model versions run on SQLite files only).
+    /// - Throws: ``StackError/store(path:_:)`` with ``StoreError/unreachable(location:reason:)``
+    ///   when the server cannot be reached, or the store's reason for refusing the database.
+    public convenience init(postgreSQL url: String, persist: PersistMode = .immediate,
+                            logger: Logger = Logger(label: "invoices")) throws(StackError) {
+        try self.init(postgreSQL: url, persist: persist, logger: logger, model: nil)
+    }
+
+    /// The same over another model than ``InvoicesModel`` (tests), with deferred flushes timed
+    /// by `timekeeper`.
+    convenience init(postgreSQL url: String, persist: PersistMode = .immediate, logger: Logger = Logger(label: "invoices"),
+                     model: ManagedObjectModel?, schema: String? = nil,
+                     timekeeper: Timekeeper = .continuous) throws(StackError) {
+        try self.init(store: .postgreSQL(url: url), persist: persist, logger: logger, model: model,
+                      timekeeper: timekeeper) { coordinator, _ throws(StoreError) in
+            let store: PostgreSQLStore
+            var configuration = PostgreSQLStore.Configuration(url: url, schema: schema, recordsHistory: true)
+            configuration.substringSearchIndexes = Self.substringSearchIndexes.filter {
+                coordinator.model.entity(named: $0.entity)?.attribute(named: $0.attribute) != nil
+            }
+            do {
+                store = try PostgreSQLStore(configuration, model: coordinator.model)
+                try coordinator.addPersistentStore(store, postsRemoteChangeNotifications: true)
+            } catch let error as StoreError {
+                throw error
+            } catch {
+                throw .unreachable(location: StoreLocation.postgreSQL(url: url).description, reason: "\(error)")
+            }
+            return store
+        }
+    }
+
+    /// The columns the list searches read (``ManagedObjectContext/clientPredicate(search:)`` and
+    /// ``ManagedObjectContext/invoicePredicate(_:today:)``: case-insensitive substrings), each
+    /// with a trigram index on PostgreSQL. A client's name serves the invoice search by client.
+    static let substringSearchIndexes = [
+        SubstringSearchIndex(entity: "Client", attribute: "name"),
+        SubstringSearchIndex(entity: "Client", attribute: "email"),
+        SubstringSearchIndex(entity: "Client", attribute: "number"),
+        SubstringSearchIndex(entity: "Invoice", attribute: "identifier"),
+        SubstringSearchIndex(entity: "Invoice", attribute: "notes"),
+    ]
+
+    /// Runs `body` alone among the processes sharing the store (a PostgreSQL advisory lock);
+    /// on SQLite, the file's write lock already keeps a check-then-fill in one transaction
+    /// per process, and `body` simply runs.
+    func exclusively<T>(_ name: String, _ body: () async throws -> T) async throws -> T {
+        guard let sharedStore else { return try await body() }
+        return try await sharedStore.withExclusiveLock(named: name, body)
+    }
+}
+
+extension InvoicesStack {
+    /// Opens the stack on the store `location` names: what `serve` and `import` do.
+    /// - Parameter busyTimeout: how long an SQLite write waits for another process's lock.
+    /// - Throws: ``StackError``.
+    public static func open(_ location: StoreLocation, persist: PersistMode = .immediate,
+                            busyTimeout: TimeInterval = 5) throws(StackError) -> InvoicesStack {
+        switch location {
+        case .sqlite(let url): try InvoicesStack(storeURL: url, persist: persist, busyTimeout: busyTimeout)
+        case .postgreSQL(let url): try InvoicesStack(postgreSQL: url, persist: persist)
+        case .inMemory: try InvoicesStack.inMemory(persist: persist)
+        }
+    }
+}

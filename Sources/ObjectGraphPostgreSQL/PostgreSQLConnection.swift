@@ -178,6 +178,7 @@ final class PostgreSQLResult {
     deinit { PQclear(handle) }
 
     var rowCount: Int { handle.map { Int(PQntuples($0)) } ?? 0 }
+    var columnCount: Int { handle.map { Int(PQnfields($0)) } ?? 0 }
 
     /// How many rows an INSERT, UPDATE or DELETE changed.
     var affectedRows: Int {

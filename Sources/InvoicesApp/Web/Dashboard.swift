@@ -35,7 +35,8 @@ public final class Dashboard: Sendable {
     ///   - today: the day "overdue" is decided against; nil for the real today.
     ///   - listeningHost, inspectorToken: the inspector needs the token unless the server
     ///     listens on loopback only (see ``InspectorAccess``).
-    /// - Throws: `TemplateRenderer.Error` when the templates cannot be read.
+    /// - Throws: `TemplateRenderer.Error` when the templates cannot be read, ``StoreError``
+    ///   when the store cannot hold sessions.
     public convenience init(stack: InvoicesStack, templatesDirectory: String, idleTimeout: Duration = .seconds(30 * 60),
                             maximumFormsPerSession: Int = 20, today: CalendarDay? = nil,
                             listeningHost: String = "127.0.0.1", inspectorToken: String? = nil) throws {
@@ -56,7 +57,8 @@ public final class Dashboard: Sendable {
          today: CalendarDay?, listeningHost: String, inspectorToken: String?, editable: [any EditableEntity.Type],
          timekeeper: Timekeeper) throws {
         self.stack = stack
-        sessions = SessionStore(idleTimeout: idleTimeout, limits: sessionLimits, timekeeper: timekeeper)
+        sessions = SessionStore(idleTimeout: idleTimeout, limits: sessionLimits, timekeeper: timekeeper,
+                                stored: try StoredSessions(coordinator: stack.coordinator))
         renderer = PageRenderer(templates: try TemplateRenderer(directory: templatesDirectory), sessions: sessions)
         catalog = FormCatalog(editable, model: stack.coordinator.model)
         inspector = Inspector(stack: stack, sessions: sessions, persist: stack.persistMode,

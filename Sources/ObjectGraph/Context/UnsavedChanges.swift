@@ -102,7 +102,8 @@ extension ManagedObjectContext {
     /// Makes `changes` (taken from another context of the same coordinator) this context's
     /// unsaved changes: inserted objects are inserted with their IDs, updated objects take the
     /// unsaved values on top of the committed values the change was made from, deleted
-    /// objects are deleted. A later save compares them with what this context's parent (or
+    /// objects are deleted; objects with nothing changed take the committed values the change
+    /// read, and stay registered. A later save compares them with what this context's parent (or
     /// the store) holds then, so a change made meanwhile is a conflict, as it would have been
     /// for the original context. Call it on the context's queue.
     /// - Throws: ``ContextError`` when an object cannot be found here (a temporary ID of
@@ -126,7 +127,10 @@ extension ManagedObjectContext {
                 object.rowVersion = change.version
                 object.values = change.values
                 object.isDeletedElsewhereFlag = false
-                objectDidChange(object)
+                // Nothing changed (an object a form only read, ``workingState(including:)``):
+                // its base is adopted, and it stays out of the pending changes, held here so
+                // that it is not released and read again with newer values.
+                if change.values != change.base { objectDidChange(object) } else { retained[object.objectID] = object }
             case .delete:
                 let object = try object(with: change.id)
                 if object.lifecycle == .fault { fulfillFault(object) }

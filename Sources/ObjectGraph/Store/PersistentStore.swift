@@ -24,6 +24,8 @@ import Foundation
 ///   transaction as the data; tokens only grow, and a purge never passes a consumer's cursor.
 /// - **Remote changes.** ``makeChangeSignal(reusingAnswersFor:)`` gives a number that
 ///   changes when anyone else commits; history then says what they committed.
+/// - **Records** (``writeRecords(_:)``) are written outside history and the change signal:
+///   they are not the model's data, and nobody's pages depend on them.
 ///
 /// A store is used from any thread at once: it guards its connections itself.
 package protocol PersistentStore: AnyObject, Sendable {
@@ -143,6 +145,18 @@ package protocol PersistentStore: AnyObject, Sendable {
 
     /// Stores a history consumer's cursor; nil removes it.
     func setCursor(named consumer: String, to token: PersistentHistoryToken?) throws
+
+    // MARK: Records beside the model
+
+    /// Runs `statements` in one write transaction that records no history and sends no
+    /// change signal (``StoreRecords``: sessions, open forms). Returns the rows the last
+    /// statement changed.
+    /// - Throws: ``StoreError``.
+    func writeRecords(_ statements: [SQLFragment]) throws -> Int
+
+    /// Runs a query of ``StoreRecords`` and returns its rows, each column as text (nil for NULL).
+    /// - Throws: ``StoreError``.
+    func readRecords(_ query: SQLFragment) throws -> [[String?]]
 
     // MARK: Remote changes
 

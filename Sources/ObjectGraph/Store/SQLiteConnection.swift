@@ -235,6 +235,7 @@ final class SQLiteStatement {
     }
 
     func int(at column: Int32) -> Int64 { sqlite3_column_int64(handle, column) }
+    var columnCount: Int32 { sqlite3_column_count(handle) }
     func double(at column: Int32) -> Double { sqlite3_column_double(handle, column) }
     func isNull(at column: Int32) -> Bool { sqlite3_column_type(handle, column) == SQLITE_NULL }
 

@@ -148,6 +148,6 @@ final class SQLiteStore: PersistentStore {
     /// never changes but by this store's writes.
     func makeChangeSignal(reusingAnswersFor interval: Duration) throws -> any StoreChangeSignal {
         if isInMemory { return UnchangingSignal() }
-        return try SQLiteDataVersion(path: path, vfs: vfs, interval: interval)
+        return try SQLiteDataVersion(path: path, vfs: vfs, interval: interval, gatedByHistory: recordsHistory)
     }
 }

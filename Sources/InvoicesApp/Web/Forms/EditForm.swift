@@ -1,7 +1,8 @@
 import Foundation
 import ObjectGraph
 
-/// An open edit form: the scratchpad holding its object, in one visitor's session.
+/// An open edit form: the scratchpad holding its object, in one visitor's session (and, for
+/// other servers, in the database: ``StoredForm``).
 ///
 /// `Sendable`: the fields are immutable; the scratchpad is used only through its own
 /// `perform` blocks.
@@ -30,8 +31,25 @@ struct EditForm: Sendable {
     /// once the form saves.
     var resolvesSetAside: String? = nil
     /// When the form (and its scratchpad) was opened: the inspector shows its age.
-    let openedAt = Date()
+    var openedAt = Date()
+    /// For an owner form (not nested): the revision of its scratchpad this process last wrote
+    /// to or read from the database (``StoredForm``); another revision there means another
+    /// server changed it since, and the scratchpad is rebuilt.
+    var revision: String? = nil
 
     /// The form's URL.
     var path: String { "/forms/\(id)" }
+
+    /// The ID of the form whose scratchpad holds this one: its own for an owner form, the
+    /// owner's for a nested form (whose ID starts with its owner's and a dot).
+    var ownerKey: String { Self.ownerKey(of: id) }
+
+    static func ownerKey(of id: String) -> String {
+        String(id.prefix { $0 != "." })
+    }
+
+    /// The ID of a form nested in `owner`'s scratchpad.
+    static func nestedID(in owner: EditForm) -> String {
+        owner.ownerKey + "." + Tokens.random().prefix(32)
+    }
 }

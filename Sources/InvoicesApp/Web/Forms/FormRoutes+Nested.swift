@@ -38,10 +38,10 @@ extension FormRoutes {
             return childID
         }
         guard let childID else { return deletedMeanwhile(form, session: session) }
-        let child = EditForm(id: Tokens.random(), entity: destination.entityName, noun: destination.noun,
+        let child = EditForm(id: EditForm.nestedID(in: form), entity: destination.entityName, noun: destination.noun,
                              scratchpad: scratchpad, objectID: childID, isNew: true, returnPath: form.path,
                              section: form.section, parentFormID: form.id)
-        return open(child, session: session)
+        return await open(child, session: session)
     }
 
     /// `cancel` in a nested form: its object leaves the scratchpad; back to the owner's form.

@@ -5,11 +5,23 @@ import WebServer
 /// `POST /forms/{id}`: apply the typed fields to the scratchpad, then save, cancel, add a
 /// nested object, or settle a conflict, as `action` says.
 extension FormRoutes {
+    /// Answers after the form's scratchpad, if the form is still open, is in the database.
     func submit(_ request: Request, _ context: DashboardContext) async throws -> Response {
-        let session = try context.requiredSession
-        let fields = context.form ?? FormData()
-        guard let form = session.form(request.parameters["id"] ?? ""),
-              let table = catalog.table(forEntity: form.entity) else { return gone(session) }
+        let visitor = try context.requiredSession
+        let form: EditForm, session: Session
+        switch await storage.form(request.parameters["id"] ?? "", in: visitor) {
+        case .open(let found, let holder): (form, session) = (found, holder)
+        case .closed: return gone(visitor)
+        case .unavailable(let error): return unavailable(visitor, reason: "\(error)")
+        }
+        let response = try await submit(form, fields: context.form ?? FormData(), session: session)
+        // Still open (kept after an error, a row added, a nested form done…): store what it holds now.
+        guard sessions.peek(session.id)?.form(form.ownerKey) != nil else { return response }
+        return await persist(form, session: session, answering: response)
+    }
+
+    private func submit(_ form: EditForm, fields: FormData, session: Session) async throws -> Response {
+        guard let table = catalog.table(forEntity: form.entity) else { return gone(session) }
         let action = fields["action"] ?? ""
         switch action {
         case "cancel" where form.parentFormID != nil:

@@ -18,6 +18,9 @@ struct FormRoutes: Sendable {
     /// The inspector's timeline hears of refused saves.
     let recorder: ContextActivityRecorder
 
+    /// Open forms in the database, for any server to continue.
+    var storage: FormStorage { FormStorage(stack: stack, sessions: sessions, catalog: catalog) }
+
     func addRoutes(to router: Router) {
         let opening = router.group(context: DashboardContext.self)
             .adding(SessionMiddleware(sessions: sessions, creating: true))
@@ -42,10 +45,7 @@ struct FormRoutes: Sendable {
     /// A scratchpad for a form, holding what the visitor is shown as its base. Its saves are
     /// recorded in history under the visitor's label and the form's name.
     func formScratchpad(_ name: String, for session: Session) -> ManagedObjectContext {
-        let scratchpad = stack.newScratchpad(name: name)
-        scratchpad.automaticallyMergesChangesFromParent = false
-        scratchpad.transactionAuthor = session.label
-        return scratchpad
+        storage.scratchpad(name, for: session)
     }
 
     private func openNew(_ table: FormTable, _ request: Request, _ context: DashboardContext) async throws -> Response {
@@ -57,9 +57,9 @@ struct FormRoutes: Sendable {
         let returnPath = catalog.tables.lazy.compactMap { other in
             parameters[other.noun].flatMap { Int64($0) }.map { "/\(other.path)/\($0)" }
         }.first ?? "/\(table.path)"
-        return open(EditForm(id: Tokens.random(), entity: table.entityName, noun: table.noun, scratchpad: scratchpad,
-                             objectID: objectID, isNew: true, returnPath: returnPath, section: table.path),
-                    session: session)
+        return await open(EditForm(id: Tokens.random(), entity: table.entityName, noun: table.noun, scratchpad: scratchpad,
+                                   objectID: objectID, isNew: true, returnPath: returnPath, section: table.path),
+                          session: session)
     }
 
     private func openEdit(_ table: FormTable, _ request: Request, _ context: DashboardContext) async throws -> Response {
@@ -69,21 +69,59 @@ struct FormRoutes: Sendable {
         guard let objectID = try await scratchpad.perform({ try table.find(scratchpad, pk) }) else {
             return renderer.notFound(table.noun, session: session)
         }
-        return open(EditForm(id: Tokens.random(), entity: table.entityName, noun: table.noun, scratchpad: scratchpad,
-                             objectID: objectID, isNew: false, returnPath: "/\(table.path)/\(pk)", section: table.path),
-                    session: session)
+        return await open(EditForm(id: Tokens.random(), entity: table.entityName, noun: table.noun, scratchpad: scratchpad,
+                                   objectID: objectID, isNew: false, returnPath: "/\(table.path)/\(pk)",
+                                   section: table.path),
+                          session: session)
     }
 
-    func open(_ form: EditForm, session: Session) -> Response {
+    /// Adds the form to the session and writes it to the database (with the values the
+    /// visitor is about to read as its bases) before sending the visitor to it.
+    func open(_ form: EditForm, session: Session) async -> Response {
         sessions.add(form, to: session.id)
+        if let refused = await persist(form, session: session) { return refused }
         return .redirect(to: form.path)
+    }
+
+    /// Writes the form's scratchpad to the database; nil when written (or nothing to write),
+    /// else a 503 page: the input is then held by this server only.
+    func persist(_ form: EditForm, session: Session) async -> Response? {
+        do {
+            try await storage.persist(form, session: session.id)
+            return nil
+        } catch {
+            sessions.logger.error("Writing form \(form.ownerKey.prefix(6))… to the database failed: \(error)")
+            return unavailable(session, reason: "\(error)")
+        }
+    }
+
+    /// `response`, once the form's scratchpad is in the database; a 503 when it cannot be
+    /// written, unless `response` already says the request failed on the server's side (a
+    /// busy file: the same cause, and its page says more).
+    func persist(_ form: EditForm, session: Session, answering response: Response) async -> Response {
+        guard let refused = await persist(form, session: session) else { return response }
+        return response.status.kind == .serverError ? response : refused
+    }
+
+    /// The database could not be read or written: 503, try again.
+    func unavailable(_ session: Session?, reason: String) -> Response {
+        var response = renderer.errorPage(.serviceUnavailable, title: "Database unavailable",
+                                          message: "Open forms are kept in the database, and it cannot be reached just now (\(reason)). "
+                                              + "Try again in a few seconds; what was stored before is kept.",
+                                          link: "/clients", linkText: "Back to the clients", session: session)
+        response.headers[.retryAfter] = "5"
+        return response
     }
 
     // MARK: Showing
 
     private func show(_ request: Request, _ context: DashboardContext) async throws -> Response {
-        guard let session = context.session, let form = session.form(request.parameters["id"] ?? "") else {
-            return gone(context.session)
+        guard let visitor = context.session else { return gone(nil) }
+        let form: EditForm, session: Session
+        switch await storage.form(request.parameters["id"] ?? "", in: visitor) {
+        case .open(let found, let holder): (form, session) = (found, holder)
+        case .closed: return gone(visitor)
+        case .unavailable(let error): return unavailable(visitor, reason: "\(error)")
         }
         guard let snapshot = try await snapshot(form) else { return deletedMeanwhile(form, session: session) }
         return await formPage(form, snapshot: snapshot, errors: [], status: .ok, session: session)

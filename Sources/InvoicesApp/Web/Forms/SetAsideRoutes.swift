@@ -63,7 +63,10 @@ struct SetAsideRoutes: Sendable {
                             returnPath: objectPage(change) ?? "/\(table.path)", section: table.path,
                             resolvesSetAside: change.id)
         forms.sessions.add(form, to: session.id)
-        return try await forms.save(form, policy: .error, session: session)
+        if let refused = await forms.persist(form, session: session) { return refused }
+        let response = try await forms.save(form, policy: .error, session: session)
+        guard forms.sessions.peek(session.id)?.form(form.id) != nil else { return response }
+        return await forms.persist(form, session: session, answering: response)
     }
 
     private func path(_ change: SetAsideChange) -> String {

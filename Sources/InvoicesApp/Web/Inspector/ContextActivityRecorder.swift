@@ -148,6 +148,7 @@ final class ContextActivityRecorder: Sendable {
             case .cancelled: why = "the form was cancelled"
             case .expired: why = "its session expired"
             case .evicted: why = "its session opened too many forms"
+            case .rebuilt: why = "another server changed the form since (it goes on in a scratchpad rebuilt from the database)"
             case .saved, .closed: onActivity(); return
             }
             let id = identities.id(of: form.scratchpad)

@@ -53,6 +53,9 @@ struct StackSnapshot: Sendable, Codable {
     /// Newest first.
     let timeline: [InspectorEvent]
     let otherProcesses: OtherProcessesSnapshot
+    /// Open forms: the scratchpads this process holds, and the forms the database holds for
+    /// every server.
+    let openForms: OpenFormsSnapshot
     /// Acknowledged changes that are not on disk: set aside by the writer, and why the
     /// writer's last flush failed if it did.
     let notOnDisk: NotOnDiskSnapshot
@@ -215,4 +218,15 @@ struct OtherProcessesSnapshot: Sendable, Codable {
     let consumer: String?
     let remoteChangesSeen: Int
     let lastRemoteChange: InspectorEvent?
+}
+
+/// Open forms here and in the database (``StoredSessions``).
+struct OpenFormsSnapshot: Sendable, Codable {
+    /// Forms whose scratchpads this process holds (nested forms share their owner's).
+    let heldHere: Int
+    /// Scratchpads this process holds for them.
+    let scratchpadsHere: Int
+    /// Open forms' scratchpads the database holds, of every server; nil when it could not
+    /// be read, or sessions are kept in memory only.
+    let inDatabase: Int?
 }

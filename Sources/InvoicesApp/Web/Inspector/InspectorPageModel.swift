@@ -83,6 +83,8 @@ struct InspectorPageModel: Sendable {
     let remoteDetection: String
     let historyConsumer: String
     let remoteChangesSeen: Int
+    /// "3 forms in 2 scratchpads held by this server; 5 open forms in the database, of every server".
+    let openForms: String
     let lastRemoteChange: String?
     /// Acknowledged changes set aside by the writer (not on disk).
     let setAside: [SetAside]
@@ -121,6 +123,11 @@ struct InspectorPageModel: Sendable {
         remoteDetection = snapshot.otherProcesses.detection
         historyConsumer = snapshot.otherProcesses.consumer ?? "none running"
         remoteChangesSeen = snapshot.otherProcesses.remoteChangesSeen
+        let forms = snapshot.openForms
+        openForms = "\(forms.heldHere) open \(forms.heldHere == 1 ? "form" : "forms") in \(forms.scratchpadsHere) "
+            + "\(forms.scratchpadsHere == 1 ? "scratchpad" : "scratchpads") held by this server; "
+            + (forms.inDatabase.map { "\($0) open \($0 == 1 ? "form" : "forms") (scratchpads) in the database, of every server" }
+                ?? "the database's count cannot be read")
         lastRemoteChange = snapshot.otherProcesses.lastRemoteChange.map {
             "\(InspectorWording.clock($0.time)): \($0.summary)"
         }

@@ -108,7 +108,14 @@ struct StackSnapshotter: Sendable {
                                                    },
                                                    remoteChangesSeen: timeline.count(.remote),
                                                    lastRemoteChange: timeline.last(.remote)),
+            openForms: openForms(),
             notOnDisk: NotOnDiskSnapshot(setAside: setAside, writerFailure: stack.persistence.failure))
+    }
+
+    private func openForms() -> OpenFormsSnapshot {
+        let open = sessions.openForms()
+        return OpenFormsSnapshot(heldHere: open.count, scratchpadsHere: open.filter { $0.form.parentFormID == nil }.count,
+                                 inDatabase: sessions.storedFormCount())
     }
 
     /// Whether each scratchpad with changes would save, one after the other, within

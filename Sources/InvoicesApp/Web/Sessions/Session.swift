@@ -14,6 +14,9 @@ struct Session: Sendable {
     var forms: [EditForm] = []
     /// Shown once, on the next page the visitor reads.
     var flash: String?
+    /// When the database's record of the session was last written (``StoredSessions``), on
+    /// the store's ``Timekeeper``: it is moved on at most once per ``SessionStore/touchInterval``.
+    var storedAt: Duration = .zero
 
     func form(_ id: String) -> EditForm? { forms.first { $0.id == id } }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import ObjectGraph
 import Synchronization
 
@@ -13,13 +14,26 @@ import Synchronization
 /// are at most so many sessions (a new one ends the session idle longest). Whoever lost a form
 /// or a session that way is told on their next page.
 ///
+/// With a database (``stored``, the dashboard's case) this is one server's view of sessions
+/// that live in the database: a session or form another server made is taken over on the
+/// visitor's first request here, the database decides whether a session is alive and what
+/// its flash says, and what ends here (saved, cancelled, evicted) ends there. The limits
+/// bound what this process holds in memory; expired records are purged from the database.
+///
 /// `Sendable`: the sessions and the time of the last sweep live in one `State`, only touched
-/// while its mutex is held; the observer is called outside it.
+/// while its mutex is held; the observer is called outside it, and so is the database.
 final class SessionStore: Sendable {
     let idleTimeout: Duration
     let limits: SessionLimits
     var maximumForms: Int { limits.formsPerSession }
     let timekeeper: Timekeeper
+    /// Where sessions and open forms are shared with other servers; nil keeps them in this
+    /// process only.
+    let stored: StoredSessions?
+    /// The wall-clock time at the timekeeper's zero: stored expiry is a date every server
+    /// reads alike, moved by the same clock as the sessions in memory.
+    private let wallOrigin: Date
+    let logger = Logger(label: "invoices.sessions")
 
     private struct State {
         var sessions: [String: Session] = [:]
@@ -31,26 +45,50 @@ final class SessionStore: Sendable {
         /// as many as there may be sessions).
         var ended: [String] = []
         var endedSet: Set<String> = []
+        /// When expired records were last purged from the database.
+        var lastPurge: Duration = .zero
     }
     private let state = Mutex(State())
     /// Told of forms opened and closed (the inspector's timeline); called outside the lock.
     private let observer = Mutex<(@Sendable (FormEvent) -> Void)?>(nil)
 
     init(idleTimeout: Duration = .seconds(30 * 60), limits: SessionLimits = SessionLimits(),
-         timekeeper: Timekeeper = .continuous) {
+         timekeeper: Timekeeper = .continuous, stored: StoredSessions? = nil) {
         self.idleTimeout = idleTimeout
         self.limits = limits
         self.timekeeper = timekeeper
+        self.stored = stored
+        wallOrigin = Date().addingTimeInterval(-timekeeper.now().seconds)
     }
+
+    /// Now, as a date (on the timekeeper's clock).
+    func wallNow() -> Date { wallOrigin.addingTimeInterval(timekeeper.now().seconds) }
+    /// When a session touched now expires, and the forms it holds with it.
+    func expiry() -> Date { wallNow().addingTimeInterval(idleTimeout.seconds) }
+    /// How often a visitor's requests move the stored expiry on: not on every page.
+    var touchInterval: Duration { min(.seconds(60), idleTimeout / 10) }
 
     /// What a visitor whose form or session was ended to make room is told.
     static let formEvictedMessage = "A form you had open was closed to make room: the server holds only so many open forms. Nothing of it was saved; open it again to go on."
     static let sessionEndedMessage = "Your earlier session was ended to make room for other visitors, and the forms you had open were closed without saving. Open them again to go on."
 
-    /// The live session for this `sid`, touched; nil when unknown or expired.
+    /// The live session for this `sid`, touched; nil when unknown or expired. With a database,
+    /// the database decides: a session another server made is taken over, one that ended or
+    /// expired there is dropped here, and its flash message is the database's.
     func session(_ sid: String?) -> Session? {
         guard let sid else { return nil }
-        return changing { state, now in
+        let inMemory = memorySession(sid)
+        guard let stored else { return inMemory }
+        guard let record = stored.session(sid, now: wallNow()) else {
+            if inMemory != nil { forget(sid) }
+            return nil
+        }
+        return adopt(record, sid: sid)
+    }
+
+    /// The session as this process holds it, touched; nil when unknown or expired here.
+    private func memorySession(_ sid: String) -> Session? {
+        changing { state, now in
             guard var session = state.sessions[sid] else { return nil }
             guard now - session.lastSeen < idleTimeout else {
                 state.sessions[sid] = nil
@@ -67,24 +105,83 @@ final class SessionStore: Sendable {
     /// cookie). Past ``SessionLimits/sessions``, the session idle longest ends to make room.
     func sessionOrNew(_ sid: String?) -> (session: Session, isNew: Bool) {
         if let existing = session(sid) { return (existing, false) }
+        let now = timekeeper.now()
         var session = Session(id: Tokens.random(), csrfToken: Tokens.random(), label: "visitor " + Tokens.random().prefix(6),
-                              lastSeen: timekeeper.now())
+                              lastSeen: now, storedAt: now)
         let ended = state.withLock { state -> Session? in
             if let sid, state.endedSet.remove(sid) != nil {
                 state.ended.removeAll { $0 == sid }
                 session.flash = Self.sessionEndedMessage
             }
-            var ended: Session?
-            if state.sessions.count >= limits.sessions, let idlest = state.sessions.values.min(by: { $0.lastSeen < $1.lastSeen }) {
-                ended = state.sessions.removeValue(forKey: idlest.id)
-                state.formCount -= idlest.forms.count
-                Self.remember(ended: idlest.id, in: &state, keeping: limits.sessions)
-            }
+            let ended = makeRoom(in: &state)
             state.sessions[session.id] = session
             return ended
         }
-        for form in ended?.forms ?? [] { notify(.closed(form, sessionID: ended?.id ?? "", reason: .evicted)) }
+        ended.map(sessionEnded)
+        write(session)
         return (session, true)
+    }
+
+    /// Past ``SessionLimits/sessions``, ends the session idle longest (under the lock).
+    private func makeRoom(in state: inout State) -> Session? {
+        guard state.sessions.count >= limits.sessions,
+              let idlest = state.sessions.values.min(by: { $0.lastSeen < $1.lastSeen }) else { return nil }
+        state.sessions[idlest.id] = nil
+        state.formCount -= idlest.forms.count
+        Self.remember(ended: idlest.id, in: &state, keeping: limits.sessions)
+        return idlest
+    }
+
+    /// Tells of a session ended to make room, and ends it in the database too.
+    private func sessionEnded(_ ended: Session) {
+        for form in ended.forms { notify(.closed(form, sessionID: ended.id, reason: .evicted)) }
+        do { try stored?.remove(ended.id) } catch { logger.error("Ending session \(ended.label) in the database failed: \(error)") }
+    }
+
+    /// Takes the database's session into memory (a visitor of another server, or of this
+    /// one before a restart) with its flash, and moves its stored expiry on when due.
+    private func adopt(_ record: StoredSessions.Record, sid: String) -> Session {
+        let now = timekeeper.now()
+        let (session, due, ended) = state.withLock { state -> (Session, Bool, Session?) in
+            var ended: Session?
+            var session = state.sessions[sid] ?? Session(id: sid, csrfToken: record.csrfToken, label: record.label,
+                                                         lastSeen: now, storedAt: now)
+            if state.sessions[sid] == nil { ended = makeRoom(in: &state) }
+            session.flash = record.flash
+            session.lastSeen = now
+            let due = now - session.storedAt >= touchInterval
+            if due { session.storedAt = now }
+            state.sessions[sid] = session
+            return (session, due, ended)
+        }
+        ended.map(sessionEnded)
+        if due {
+            do { try stored?.touch(sid, record: record, expiresAt: expiry()) } catch {
+                logger.error("Moving the expiry of session \(session.label) on failed: \(error)")
+            }
+        }
+        return session
+    }
+
+    /// Drops a session this process held that the database no longer has (it expired, or
+    /// ended on another server).
+    private func forget(_ sid: String) {
+        let dropped = state.withLock { state -> Session? in
+            guard let session = state.sessions.removeValue(forKey: sid) else { return nil }
+            state.formCount -= session.forms.count
+            return session
+        }
+        for form in dropped?.forms ?? [] { notify(.closed(form, sessionID: sid, reason: .expired)) }
+    }
+
+    /// Writes the session's record (a new session, a flash set or taken).
+    private func write(_ session: Session) {
+        do {
+            try stored?.save(StoredSessions.Record(csrfToken: session.csrfToken, label: session.label, flash: session.flash),
+                             for: session.id, expiresAt: expiry())
+        } catch {
+            logger.error("Writing session \(session.label) to the database failed: \(error)")
+        }
     }
 
     /// Whether `sid` names a session ended to make room (its visitor has not been told yet).
@@ -124,7 +221,19 @@ final class SessionStore: Sendable {
             return (true, evicted)
         }
         if added { notify(.opened(form, sessionID: sid)) }
-        for (owner, form) in evicted { notify(.closed(form, sessionID: owner, reason: .evicted)) }
+        for (owner, form) in evicted {
+            notify(.closed(form, sessionID: owner, reason: .evicted))
+            if form.parentFormID == nil { removeStored(form) }
+        }
+        // Their sessions' flash says why, on whichever server they come back to.
+        for owner in Set(evicted.map(\.0)) { peek(owner).map(write) }
+    }
+
+    /// Drops an owner form's record from the database (its scratchpad is gone).
+    private func removeStored(_ form: EditForm) {
+        do { try stored?.removeForm(form.ownerKey) } catch {
+            logger.error("Removing form \(form.ownerKey.prefix(6))… from the database failed: \(error)")
+        }
     }
 
     /// Closes the oldest form of the session idle longest (other than `sparing`), telling
@@ -141,7 +250,9 @@ final class SessionStore: Sendable {
 
     /// Closes a form (after save or cancel), and the forms opened inside it: their URLs answer
     /// 410 from now on. `reason` is what observers are told.
-    func removeForm(_ formID: String, from sid: String, reason: FormClosure = .closed) {
+    /// An owner form's record leaves the database with it; `inDatabaseToo: false` when the
+    /// database has dropped it already.
+    func removeForm(_ formID: String, from sid: String, reason: FormClosure = .closed, inDatabaseToo: Bool = true) {
         let removed = state.withLock { state -> [EditForm] in
             guard var session = state.sessions[sid] else { return [] }
             let removed = session.forms.filter { $0.id == formID || $0.parentFormID == formID }
@@ -150,19 +261,72 @@ final class SessionStore: Sendable {
             state.formCount -= removed.count
             return removed
         }
-        for form in removed { notify(.closed(form, sessionID: sid, reason: reason)) }
+        for form in removed {
+            notify(.closed(form, sessionID: sid, reason: reason))
+            if inDatabaseToo && form.parentFormID == nil { removeStored(form) }
+        }
     }
 
     /// Sets the one-time message of the session's next page.
     func setFlash(_ message: String, for sid: String) {
-        state.withLock { $0.sessions[sid]?.flash = message }
+        let session = state.withLock { state -> Session? in
+            state.sessions[sid]?.flash = message
+            return state.sessions[sid]
+        }
+        session.map(write)
     }
 
     /// The flash message, removed as it is read.
     func takeFlash(_ sid: String) -> String? {
-        state.withLock { state in
+        let (flash, session) = state.withLock { state -> (String?, Session?) in
             defer { state.sessions[sid]?.flash = nil }
-            return state.sessions[sid]?.flash
+            return (state.sessions[sid]?.flash, state.sessions[sid])
+        }
+        if flash != nil, var session {
+            session.flash = nil
+            write(session)
+        }
+        return flash
+    }
+
+    // MARK: Forms rebuilt from the database
+
+    /// The session as held here, untouched (after a form was rebuilt into it).
+    func peek(_ sid: String) -> Session? {
+        state.withLock { $0.sessions[sid] }
+    }
+
+    /// Replaces this process's forms of one scratchpad (owner `key`) with `forms`, rebuilt
+    /// from the database, quietly: for the visitor the forms never closed.
+    func replaceForms(ofOwner key: String, with forms: [EditForm], in sid: String) {
+        let replaced = state.withLock { state -> [EditForm] in
+            guard var session = state.sessions[sid] else { return [] }
+            let old = session.forms.filter { $0.ownerKey == key }
+            session.forms.removeAll { $0.ownerKey == key }
+            session.forms.append(contentsOf: forms)
+            state.sessions[sid] = session
+            state.formCount += forms.count - old.count
+            return old
+        }
+        for form in replaced { notify(.closed(form, sessionID: sid, reason: .rebuilt)) }
+        for form in forms { notify(.opened(form, sessionID: sid)) }
+    }
+
+    /// Notes the revision of scratchpad `key` this process wrote or read last.
+    func setRevision(_ revision: String, ofOwner key: String, in sid: String) {
+        state.withLock { state in
+            guard let index = state.sessions[sid]?.forms.firstIndex(where: { $0.id == key }) else { return }
+            state.sessions[sid]?.forms[index].revision = revision
+        }
+    }
+
+    /// How many open forms the database holds, of every server; nil without a database or
+    /// when it cannot be read (logged).
+    func storedFormCount() -> Int? {
+        guard let stored else { return nil }
+        do { return try stored.formCount(now: wallNow()) } catch {
+            logger.error("Counting the stored forms failed: \(error)")
+            return nil
         }
     }
 
@@ -212,7 +376,23 @@ final class SessionStore: Sendable {
         for session in expired {
             for form in session.forms { notify(.closed(form, sessionID: session.id, reason: .expired)) }
         }
+        purgeStored(now: now)
         return result
+    }
+
+    /// Deletes expired sessions and forms from the database, at most once per
+    /// ``touchInterval`` (any server may; they delete the same rows).
+    private func purgeStored(now: Duration) {
+        guard let stored else { return }
+        let due = state.withLock { state -> Bool in
+            guard now - state.lastPurge >= touchInterval || state.lastPurge == .zero else { return false }
+            state.lastPurge = now
+            return true
+        }
+        guard due else { return }
+        do { try stored.purgeExpired(now: wallNow()) } catch {
+            logger.error("Purging expired sessions from the database failed: \(error)")
+        }
     }
 
     // MARK: Observing forms
@@ -226,35 +406,4 @@ final class SessionStore: Sendable {
     private func notify(_ event: FormEvent) {
         observer.withLock { $0 }?(event)
     }
-}
-
-/// A form of a live session, as ``SessionStore/openForms()`` lists it.
-struct OpenForm: Sendable {
-    let sessionID: String
-    let form: EditForm
-    /// How long until the session (and so the form) expires unless the visitor comes back.
-    let expiresIn: Duration
-
-    var expiresAt: Date { Date().addingTimeInterval(expiresIn.seconds) }
-}
-
-/// Why a form was closed.
-enum FormClosure: String, Sendable {
-    case saved, cancelled
-    /// Its session was idle past the timeout.
-    case expired
-    /// Its session opened more forms than it may hold.
-    case evicted
-    case closed
-}
-
-/// A form opened or closed, for observers of a ``SessionStore``.
-enum FormEvent: Sendable {
-    case opened(EditForm, sessionID: String)
-    case closed(EditForm, sessionID: String, reason: FormClosure)
-}
-
-extension Duration {
-    /// As seconds, with the fraction.
-    var seconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
 }

@@ -1,0 +1,22 @@
+import Foundation
+import ObjectGraph
+
+/// ``StoreRecords`` on PostgreSQL: the writer connection, one transaction, without the
+/// `pg_notify` of data writes, so no other server hears of them as a change.
+extension PostgreSQLStore {
+    package func writeRecords(_ statements: [SQLFragment]) throws -> Int {
+        try pool.write { db in
+            try db.transaction {
+                var changed = 0
+                for statement in statements { changed = try db.run(statement) }
+                return changed
+            }
+        }
+    }
+
+    package func readRecords(_ query: SQLFragment) throws -> [[String?]] {
+        let result = try read { try $0.query(query) }
+        let columns = result.columnCount
+        return (0..<result.rowCount).map { row in (0..<columns).map { result.text(row, $0) } }
+    }
+}

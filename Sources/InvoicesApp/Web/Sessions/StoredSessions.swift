@@ -33,12 +33,16 @@ final class StoredSessions: Sendable {
 
     // MARK: Sessions
 
-    /// The live session record for `sid`, or nil (unknown, expired, or the store unreadable:
-    /// logged, and the visitor gets a new session rather than an error page).
-    func session(_ sid: String, now: Date) -> Record? {
+    /// The live session record for `sid`, or nil (unknown, expired, or unreadable: logged, and
+    /// the visitor gets a new session rather than an error page).
+    /// - Throws: the store's error when the database cannot answer for a while
+    ///   (``StoreOutage``): the session may well be there, so it must not be taken for gone.
+    func session(_ sid: String, now: Date) throws(StoreError) -> Record? {
         do {
             guard let text = try sessions.value(for: sid, now: now) else { return nil }
             return try JSONDecoder().decode(Record.self, from: Data(text.utf8))
+        } catch let error as StoreError where StoreOutage.isTemporary(error) {
+            throw error
         } catch {
             logger.error("Reading session \(sid.prefix(6))… failed: \(error)")
             return nil

@@ -82,8 +82,12 @@ start_postgresql() {
     [ "${CLUSTER_PG_FAST:-0}" = 1 ] && fast="-c fsync=off -c synchronous_commit=off -c full_page_writes=off"
     touch "$DIR/postgresql.log"
     [ "$(id -u)" = 0 ] && chown postgres:postgres "$DIR/postgresql.log"
+    # A simple command, not a function: a function sent to the background is a subshell that
+    # waits for the server, holding this script's stdout open (and whoever reads it waiting).
+    runner=""
+    [ "$(id -u)" = 0 ] && runner="runuser -u postgres --"
     # shellcheck disable=SC2086
-    as_pg "$bin/postgres" -D "$data" -p "$PG_PORT" -h 127.0.0.1 -k "$data" -c max_connections=300 $fast \
+    $runner "$bin/postgres" -D "$data" -p "$PG_PORT" -h 127.0.0.1 -k "$data" -c max_connections=300 $fast \
         >>"$DIR/postgresql.log" 2>&1 </dev/null &
     # The postmaster's own PID is the first line of its pid file (runuser's is not it).
     wait_for "[ \"\$(sed -n 8p '$data/postmaster.pid' 2>/dev/null | tr -d ' ')\" = ready ]" 30 \
@@ -150,14 +154,15 @@ http {
     scgi_temp_path $DIR/nginx/scgi;
     client_max_body_size 64m;
     upstream invoices {
-$upstreams        keepalive 32;
-    }
+$upstreams    }
     server {
         listen 127.0.0.1:$LB_PORT;
         location / {
             proxy_pass http://invoices;
+            # A new connection per request, no idle ones kept: a POST on a kept connection to a
+            # server that was just killed counts as sent and would not be passed on (502),
+            # while a refused connection is passed to the next server.
             proxy_http_version 1.1;
-            proxy_set_header Connection "";
             proxy_set_header Host \$http_host;
             proxy_set_header X-Forwarded-For \$proxy_add_x_forwarded_for;
             proxy_set_header X-Forwarded-Proto \$scheme;
@@ -191,7 +196,8 @@ start_nginx() {
 
 # Sends a signal to the process named in a PID file; prints its PID.
 signal_pid_file() {
-    if pid=$(live_pid "$1"); then kill -s "$2" "$pid" && echo "$pid"; fi
+    pid=$(live_pid "$1") || return 1
+    kill -s "$2" "$pid" && echo "$pid"
 }
 
 # Waits up to 15 s for the process named in a PID file to end, then kill -9; removes the file.

@@ -48,7 +48,7 @@ as_pg() {
 # The PID in a file, when that process still runs (a zombie nobody reaped yet does not).
 live_pid() {
     [ -f "$1" ] || return 1
-    pid=$(head -n 1 "$1")
+    pid=$(head -n 1 "$1" 2>/dev/null)
     [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null || return 1
     grep -q ') Z ' "/proc/$pid/stat" 2>/dev/null && return 1
     echo "$pid"

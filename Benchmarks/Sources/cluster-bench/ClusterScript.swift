@@ -15,22 +15,18 @@ struct ClusterScript {
         .appendingPathComponent("scripts/cluster.sh").path
 
     /// Runs `command` (start, stop, start-postgresql, stop-web) with `servers` of the ports.
+    /// Through `system` rather than Foundation's `Process`, whose wait on Linux can miss the
+    /// child's end and hang.
     func run(_ command: String, servers: Int = 3) throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/sh")
-        process.arguments = [Self.script, command]
-        var environment = ProcessInfo.processInfo.environment
-        environment["CLUSTER_DIR"] = directory.path
-        environment["CLUSTER_PG_PORT"] = "\(postgreSQLPort)"
-        environment["CLUSTER_LB_PORT"] = "\(balancerPort)"
-        environment["CLUSTER_PORTS"] = serverPorts.prefix(servers).map(String.init).joined(separator: " ")
-        environment["CLUSTER_INVOICES"] = invoices
-        process.environment = environment
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw BenchError("scripts/cluster.sh \(command) ended with \(process.terminationStatus); see \(directory.path)")
+        let settings = [
+            "CLUSTER_DIR": directory.path, "CLUSTER_PG_PORT": "\(postgreSQLPort)", "CLUSTER_LB_PORT": "\(balancerPort)",
+            "CLUSTER_PORTS": serverPorts.prefix(servers).map(String.init).joined(separator: " "), "CLUSTER_INVOICES": invoices,
+        ]
+        let line = settings.map { "\($0.key)='\($0.value)'" }.joined(separator: " ")
+            + " /bin/sh '\(Self.script)' \(command) >/dev/null"
+        let status = system(line)
+        guard status == 0 else {
+            throw BenchError("scripts/cluster.sh \(command) ended with \(status); see \(directory.path)")
         }
     }
 }

@@ -8,8 +8,9 @@ PORT         ?= 8080
 DEB_PACKAGES := libsqlite3-dev libpq-dev libmicrohttpd-dev libcmark-dev libpango1.0-dev libcairo2-dev pkg-config \
                 fonts-dejavu-core fonts-noto-cjk
 # The tests read the invoice PDFs back with pdftotext and pdftoppm, and run the store tests on a
-# PostgreSQL server of their own (initdb and postgres, run as Debian's postgres user).
-DEB_TEST     := poppler-utils postgresql
+# PostgreSQL server of their own (initdb and postgres, run as Debian's postgres user); the
+# cluster tests put nginx in front of three servers (scripts/cluster.sh).
+DEB_TEST     := poppler-utils postgresql nginx curl
 # Debian packages the browser test and the benchmarks need on top.
 DEB_BROWSER  := chromium chromium-driver python3-venv
 DEB_BENCH    := wrk
@@ -42,6 +43,28 @@ build: deps
 run: deps
 	$(SWIFT) build --product invoices
 	$$($(SWIFT) build --show-bin-path)/invoices serve --db $(DB) --host $(HOST) --port $(PORT)
+
+# A cluster on one machine: PostgreSQL, three `invoices serve` (the debug build, as `make run`)
+# and nginx round-robin in front of them, without stickiness; everything under .build-cluster/
+# (data, PID files, logs). `make cluster-stop` stops it all by those PIDs. Ports: CLUSTER_PORT
+# (nginx, the URL), CLUSTER_PG_PORT, CLUSTER_PORTS (one server per port).
+DEB_CLUSTER     := postgresql nginx curl
+CLUSTER_PORT    ?= 8080
+CLUSTER_PG_PORT ?= 5433
+CLUSTER_PORTS   ?= 8081 8082 8083
+
+.PHONY: cluster cluster-stop cluster-status
+cluster: deps
+	$(call install_missing,$(DEB_CLUSTER))
+	$(SWIFT) build --product invoices
+	CLUSTER_LB_PORT=$(CLUSTER_PORT) CLUSTER_PG_PORT=$(CLUSTER_PG_PORT) CLUSTER_PORTS="$(CLUSTER_PORTS)" \
+	  CLUSTER_INVOICES="$$($(SWIFT) build --show-bin-path)/invoices" scripts/cluster.sh start
+
+cluster-stop:
+	scripts/cluster.sh stop
+
+cluster-status:
+	scripts/cluster.sh status
 
 # Every test: the whole suite, then the ObjectGraph tests again under the thread sanitizer,
 # the browser test, and each fuzz target's corpus once. The ObjectGraph tests run in a process
@@ -160,6 +183,17 @@ bench-dashboard: deps-bench
 	$(SWIFT) build -c release --product invoices
 	cd Benchmarks && $(SWIFT) build -c release --product dashboard-bench \
 	  && .build/release/dashboard-bench --invoices "$$(cd .. && $(SWIFT) build -c release --show-bin-path)/invoices" $(BENCH_ARGS)
+
+# Issue 15's cluster benchmarks: a commit on one server → visible in another's main context over
+# PostgreSQL (1,000 commits, p50/p99), and the dashboard through nginx with 1 and 3 servers (wrk),
+# on a cluster of its own (scripts/cluster.sh, a folder under /tmp, ports 18400-18404).
+# Options: make bench-cluster BENCH_ARGS="--commits 200 --rounds 1 --duration 3".
+.PHONY: bench-cluster
+bench-cluster: deps-bench
+	$(call install_missing,$(DEB_CLUSTER))
+	$(SWIFT) build -c release --product invoices
+	cd Benchmarks && $(SWIFT) build -c release --product cluster-bench \
+	  && .build/release/cluster-bench --invoices "$$(cd .. && $(SWIFT) build -c release --show-bin-path)/invoices" $(BENCH_ARGS)
 
 # Fuzzing (Fuzz/, a package of its own): libFuzzer targets for the parsers that read what comes
 # from the network or a file, built with the fuzzer and address sanitizers. Each target reads

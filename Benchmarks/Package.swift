@@ -62,6 +62,12 @@ let package = Package(
         .executableTarget(name: "dashboard-bench", dependencies: [
             .product(name: "WebServer", package: "Invoices"),
         ]),
+        // Issue 15: a commit on one server → visible in another's main context over PostgreSQL
+        // (two stacks, NOTIFY and history); the dashboard through nginx with 1 and 3 servers.
+        .executableTarget(name: "cluster-bench", dependencies: [
+            .product(name: "InvoicesApp", package: "Invoices"),
+            .product(name: "ObjectGraph", package: "Invoices"),
+        ]),
     ],
     swiftLanguageModes: [.v6]
 )

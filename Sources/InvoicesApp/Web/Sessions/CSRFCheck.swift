@@ -1,5 +1,6 @@
 import Foundation
 import HTTPTypes
+import ObjectGraph
 import WebServer
 
 /// For the routes that change something: the request must come from a live session and carry
@@ -14,7 +15,11 @@ struct CSRFCheck: RouterMiddleware {
     let renderer: PageRenderer
 
     func admit(_ request: Request) -> Response? {
-        guard let session = renderer.sessions.session(request.cookies[SessionMiddleware.cookieName]) else {
+        let found: Session?
+        do { found = try renderer.sessions.liveSession(request.cookies[SessionMiddleware.cookieName]) } catch {
+            return unavailable(error)
+        }
+        guard let session = found else {
             return refused("Your session has expired (or cookies are off), so this form cannot be accepted.", session: nil)
         }
         if let token = request.headers[Self.headerName], !Tokens.constantTimeEqual(token, session.csrfToken) {
@@ -36,6 +41,16 @@ struct CSRFCheck: RouterMiddleware {
         }
         context.form = request.contentType == "multipart/form-data" ? try request.form() : leading
         return try await next(request, context)
+    }
+
+    /// The database cannot say whether the session is alive: 503, try again (the form is kept).
+    private func unavailable(_ error: StoreError) -> Response {
+        var response = renderer.errorPage(
+            .serviceUnavailable, title: "Try again in a few seconds",
+            message: "The database cannot answer right now: \(StoreFailureReason.describe(error)). Nothing was changed; your form is kept, send it again in a few seconds.",
+            link: "/clients", linkText: "Back to the clients", session: nil)
+        response.headers[.retryAfter] = "5"
+        return response
     }
 
     private func refused(_ reason: String, session: Session?) -> Response {

@@ -76,17 +76,19 @@ final class SessionStore: Sendable {
     /// The live session for this `sid`, touched; nil when unknown or expired. With a database,
     /// the database decides: a session another server made is taken over, one that ended or
     /// expired there is dropped here, and its flash message is the database's.
+    /// While the database cannot answer, this process's own view.
     func session(_ sid: String?) -> Session? {
+        do { return try liveSession(sid) } catch { return sid.flatMap(memorySession) }
+    }
+
+    /// The live session for this `sid`, as ``session(_:)`` finds it.
+    /// - Throws: the store's error while the database cannot answer (``StoreOutage``), so a
+    ///   visitor's form is answered 503 (try again) rather than refused as expired.
+    func liveSession(_ sid: String?) throws(StoreError) -> Session? {
         guard let sid else { return nil }
         let inMemory = memorySession(sid)
         guard let stored else { return inMemory }
-        let record: StoredSessions.Record?
-        do { record = try stored.session(sid, now: wallNow()) } catch {
-            // The database is down: this process's view stands until it is back.
-            logger.error("Reading session \(sid.prefix(6))… from the database failed: \(error)")
-            return inMemory
-        }
-        guard let record else {
+        guard let record = try stored.session(sid, now: wallNow()) else {
             if inMemory != nil { forget(sid) }
             return nil
         }

@@ -36,13 +36,16 @@ final class StoredSessions: Sendable {
 
     // MARK: Sessions
 
-    /// The live session record for `sid`, or nil (unknown, expired, or written by another
-    /// version: logged).
-    /// - Throws: ``StoreError`` when the database cannot be read.
-    func session(_ sid: String, now: Date) throws -> Record? {
-        guard let text = try sessions.value(for: sid, now: now) else { return nil }
+    /// The live session record for `sid`, or nil (unknown, expired, or unreadable: logged, and
+    /// the visitor gets a new session rather than an error page).
+    /// - Throws: the store's error when the database cannot answer for a while
+    ///   (``StoreOutage``): the session may well be there, so it must not be taken for gone.
+    func session(_ sid: String, now: Date) throws(StoreError) -> Record? {
         do {
+            guard let text = try sessions.value(for: sid, now: now) else { return nil }
             return try JSONDecoder().decode(Record.self, from: Data(text.utf8))
+        } catch let error as StoreError where StoreOutage.isTemporary(error) {
+            throw error
         } catch {
             logger.error("Session \(sid.prefix(6))… in the database cannot be read: \(error)")
             return nil

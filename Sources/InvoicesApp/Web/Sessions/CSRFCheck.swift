@@ -47,7 +47,7 @@ struct CSRFCheck: RouterMiddleware {
     private func unavailable(_ error: StoreError) -> Response {
         var response = renderer.errorPage(
             .serviceUnavailable, title: "Try again in a few seconds",
-            message: "The database cannot answer right now: \(StoreFailureReason.describe(error)). Nothing was changed; your form is kept, send it again in a few seconds.",
+            message: "The database cannot answer right now: \(StoreFailureReason.describe(error)). Nothing was saved; your form is kept. Send it again in a few seconds.",
             link: "/clients", linkText: "Back to the clients", session: nil)
         response.headers[.retryAfter] = "5"
         return response

@@ -70,11 +70,11 @@ cluster-status:
 # the browser test, and each fuzz target's corpus once. The ObjectGraph tests run in a process
 # of their own: their store tests talk to PostgreSQL synchronously, on the few threads of
 # Swift's cooperative pool that the HTTP tests' handlers need too.
-# Each test target runs in a process of its own, and the suites that start several servers,
-# PostgreSQL or nginx in one more: their child processes and synchronous round trips would
-# otherwise starve the timing checks of the others (a change seen within a second, an event
-# within a second, a connection past the limit answered at once).
-SERVER_SUITES = InvoicesAppTests\.(BalancerTests|PostgreSQL|SharedForms|TwoServer|StoredSessions)
+# Each test target runs in a process of its own, and the suites that start servers,
+# PostgreSQL, nginx or an importing process and time what they see in one more: their child
+# processes and synchronous round trips would otherwise starve the timing checks of the
+# others (a change seen within a second, a connection past the limit answered at once).
+SERVER_SUITES = InvoicesAppTests\.(BalancerTests|PostgreSQL|SharedForms|TwoServer|StoredSessions|KeptPageTests|InspectorLiveTests)
 
 test: deps
 	$(call install_missing,$(DEB_TEST))

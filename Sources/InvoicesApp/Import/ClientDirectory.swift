@@ -45,10 +45,10 @@ struct ClientDirectory: Sendable {
         name.lowercased().split(whereSeparator: \.isWhitespace).joined(separator: " ")
     }
 
-    /// FNV-1a over the name key's UTF-8: stable across runs, unlike `Hasher`.
-    static func nameHash(_ name: String) -> UInt64 {
+    /// FNV-1a over a name key's UTF-8 (see ``nameKey(_:)``): stable across runs, unlike `Hasher`.
+    static func hash(ofKey key: String) -> UInt64 {
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in nameKey(name).utf8 {
+        for byte in key.utf8 {
             hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01b3
         }
         return hash
@@ -56,7 +56,7 @@ struct ClientDirectory: Sendable {
 
     mutating func add(_ id: ObjectID, name: String, email: String?) {
         if let email { byEmail[email] = id }
-        let hash = Self.nameHash(name)
+        let hash = Self.hash(ofKey: Self.nameKey(name))
         let known = byName[hash]?.ids ?? []
         guard !known.contains(id) else { return }
         byName[hash] = NameEntry(known + [id])
@@ -65,7 +65,7 @@ struct ClientDirectory: Sendable {
 
     mutating func remove(_ id: ObjectID, name: String, email: String?) {
         if let email, byEmail[email] == id { byEmail[email] = nil }
-        let hash = Self.nameHash(name)
+        let hash = Self.hash(ofKey: Self.nameKey(name))
         byName[hash] = byName[hash].flatMap { NameEntry($0.ids.filter { $0 != id }) }
         addedSinceSave.removeAll { $0.id == id }
     }
@@ -92,8 +92,9 @@ struct ClientDirectory: Sendable {
     ///   gone.
     func match(email: String?, name: String?, storedName: (ObjectID) -> String?) -> Match {
         if let email, let id = byEmail[email] { return .existing(id) }
-        guard let name, let entry = byName[Self.nameHash(name)] else { return .none }
+        guard let name else { return .none }
         let key = Self.nameKey(name)
+        guard let entry = byName[Self.hash(ofKey: key)] else { return .none }
         let confirmed = entry.ids.filter { id in storedName(id).map(Self.nameKey) == key }
         switch confirmed.count {
         case 0: return .none

@@ -67,11 +67,13 @@ struct ClientImport {
             return try await context.perform { () throws -> Outcome in
                 var outcome = Outcome(directory: directory)
                 var made: [Client] = []
+                // This batch's new clients by ID: a name match is confirmed without a search.
+                var madeNames: [ObjectID: String] = [:]
                 try outcome.directory.lookUpEmails(Set(batch.compactMap(\.details.email)), in: context)
                 for row in batch {
                     // Already there: by its email, or by its name when it has none.
                     let match = outcome.directory.match(email: row.details.email, name: row.details.email == nil ? row.name : nil) { id in
-                        made.first { $0.objectID == id }?.name ?? (try? context.existingObject(with: id, as: Client.self))?.name
+                        madeNames[id] ?? (try? context.existingObject(with: id, as: Client.self))?.name
                     }
                     guard case .none = match else {
                         outcome.matched += 1
@@ -90,6 +92,7 @@ struct ClientImport {
                     }
                     outcome.directory.add(client.objectID, name: name, email: client.email)
                     made.append(client)
+                    madeNames[client.objectID] = client.name
                 }
                 let temporary = made.map(\.objectID)
                 try context.save()

@@ -3,9 +3,11 @@ import ObjectGraph
 
 /// The reads pages make, each returning `Sendable` values built inside the context's block.
 ///
-/// Call them on the context's queue, normally the main context's:
+/// Call them on the context's queue; the dashboard calls them in a reading context, a private
+/// child of main made for the one read, so that their SQL runs off the main queue:
 /// ```swift
-/// let page = try await main.perform { try main.clientPage(ClientQuery(search: "acme")) }
+/// let reader = ManagedObjectContext(.privateQueue, parent: main)
+/// let page = try await reader.perform { try reader.clientPage(ClientQuery(search: "acme")) }
 /// ```
 /// (``InvoicesStack`` has `async` wrappers that do exactly that.)
 ///

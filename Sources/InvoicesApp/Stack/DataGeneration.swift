@@ -16,8 +16,11 @@ import Synchronization
 ///   on SQLite, `data_version`; on PostgreSQL, a count of the `NOTIFY`s every commit sends):
 ///   commits by other processes and servers, which this process hears of only through the
 ///   store. A kept page is served again only while it has not changed.
-/// - `merged` counts the merges of other processes' commits into main and the writer (the
-///   history consumer refreshing objects they changed). Like `store`, it is news from
+/// - `merged` counts the coordinator's announcements of other processes' commits (posted once
+///   its row cache dropped the rows they changed) and their merges into main and the writer
+///   (the history consumer refreshing objects they changed). `store` alone is not enough: it
+///   moves as the commit lands, and a page rendered before the announcement may read the old
+///   row from the cache, then be kept under the new `store` for good. Like `store`, it is news from
 ///   elsewhere: a page may be served for a moment while it renders again (``PageCache``),
 ///   so an import in another process does not make every reader wait for the main queue.
 ///
@@ -82,6 +85,10 @@ final class DataGeneration: Sendable {
         for name in [ManagedObjectContext.objectsDidChangeNotification, ManagedObjectContext.didSaveNotification] {
             list.append(center.addObserver(forName: name, object: nil, queue: nil, using: counts))
         }
+        list.append(center.addObserver(forName: PersistentStoreCoordinator.remoteChangeNotification, object: coordinator,
+                                       queue: nil) { [weak self] _ in
+            self?.merged.add(1, ordering: .acquiringAndReleasing)
+        })
         tokens.withLock { $0.list = list }
     }
 

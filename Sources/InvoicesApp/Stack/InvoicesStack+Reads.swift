@@ -2,19 +2,20 @@ import Foundation
 import ObjectGraph
 
 /// The reads pages make, of the main context's state, as `async` calls returning `Sendable`
-/// values. Each is one block on the main queue: the page model is read there, and rendering
-/// happens off the queue.
+/// values.
 ///
-/// Every read goes through ``read(_:)``. A reading child of main per read (SQL off the main
-/// queue, both cores) was tried and put back: a child's fault of a row main does not hold
-/// takes the coordinator's cached row, and on PostgreSQL that row was not dropped when
-/// another server changed it, so a record page stayed stale (PostgreSQLServersTests). Reading
-/// the store fresh per fault instead multiplied the queries of a list page.
+/// Each runs in a reading context of its own: a private-queue child of main, made for the
+/// one read and dropped after it. Its fetches, counts, aggregates and faults run their SQL on
+/// a reader connection on that context's queue; they hop onto the main queue only to take
+/// main's unsaved changes (and the values of objects main has registered), so a slow read
+/// never holds the main queue, and reads of several visitors run at once on every core. A
+/// read sees what main sees: its unsaved changes overlaid on the file. Rendering happens off
+/// every queue, after the read.
 extension InvoicesStack {
-    /// Runs `body` on the main context, in one block of its queue.
+    /// Runs `body` in a new reading context, a private child of main that lives for this read.
     func read<Value: Sendable>(_ body: @escaping @Sendable (ManagedObjectContext) throws -> Value) async throws -> Value {
-        let main = self.main
-        return try await main.perform { try body(main) }
+        let reader = ManagedObjectContext(.privateQueue, parent: main, name: "page read")
+        return try await reader.perform { try body(reader) }
     }
 
     /// One page of the client list.

@@ -9,7 +9,7 @@ import WebServer
 @Suite struct InspectorTimelineTests {
     @Test func aFormWhoseSessionExpiresIsDroppedAndOpenPagesHearOfIt() async throws {
         // Long enough that a loaded machine opens the form before it expires.
-        try await withShortSessions(idleTimeout: .seconds(6)) { port in
+        try await withShortSessions(idleTimeout: .seconds(3)) { port in
             let visitor = Visitor(port: port)
             _ = try await visitor.editClient("Acme Corp", applying: [("city", "Expiring")])
             let open = try await visitor.inspectorSnapshot()
@@ -18,7 +18,7 @@ import WebServer
             // A page listening; nobody touches the session again.
             let events = try RawHTTPClient(port: port, path: "/contexts/events")
             _ = await events.read(until: "event: hello", timeout: 5)
-            let pushed = await events.read(until: "its session expired", timeout: 20)
+            let pushed = await events.read(until: "its session expired", timeout: 12)
             #expect(pushed.contains("\(scratchpad.id) (client "))
 
             let after = try await Visitor(port: port).inspectorSnapshot()

@@ -17,6 +17,10 @@ extension PersistentStoreCoordinator {
     /// Posted (on no particular thread) when the coordinator notices commits of other
     /// coordinators or processes. `object` is the coordinator; `userInfo` holds the history
     /// token under ``historyTokenKey``. The `Sendable` form is ``remoteChanges``.
+    ///
+    /// Posted after the coordinator's row cache dropped the rows those commits changed: a
+    /// read that begins once it was posted sees them as committed (objects a context holds
+    /// stay as they were until the changes are merged into it).
     public static let remoteChangeNotification = Notification.Name("ObjectGraphRemoteChange")
     /// The `userInfo` key of the ``remoteChangeNotification``'s ``PersistentHistoryToken``.
     public static let historyTokenKey = "historyToken"

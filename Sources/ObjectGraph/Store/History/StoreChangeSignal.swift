@@ -8,6 +8,12 @@ import Foundation
 /// shared memory on a connection of the signal's own; a PostgreSQL store counts the
 /// notifications its committing transactions send.
 ///
+/// The signal moves as the commit lands, before the coordinator has read what it changed:
+/// until the coordinator announces the change (``PersistentStoreCoordinator/remoteChanges``,
+/// ``PersistentStoreCoordinator/remoteChangeNotification``), its cached rows may still be
+/// the old ones, and a read keyed on the signal alone can file old values under the new
+/// answer. Whoever keeps results keyed on it should count announcements too.
+///
 /// ```swift
 /// let signal = try coordinator.storeChangeSignal()
 /// let before = signal.current

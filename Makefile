@@ -5,7 +5,7 @@ SWIFT        ?= swift
 DB           ?= invoices.sqlite
 HOST         ?= 127.0.0.1
 PORT         ?= 8080
-DEB_PACKAGES := libsqlite3-dev libpq-dev libmicrohttpd-dev libcmark-dev libpango1.0-dev libcairo2-dev pkg-config \
+DEB_PACKAGES := libsqlite3-dev libpq-dev libssl-dev libmicrohttpd-dev libcmark-dev libpango1.0-dev libcairo2-dev pkg-config \
                 fonts-dejavu-core fonts-noto-cjk
 # The tests read the invoice PDFs back with pdftotext and pdftoppm, and run the store tests on a
 # PostgreSQL server of their own (initdb and postgres, run as Debian's postgres user); the

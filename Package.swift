@@ -29,6 +29,9 @@ let package = Package(
                        providers: [.apt(["libmicrohttpd-dev"])]),
         .systemLibrary(name: "CCmark", pkgConfig: "libcmark",
                        providers: [.apt(["libcmark-dev"])]),
+        // SHA-256 of session IDs before they are stored (OpenSSL's libcrypto).
+        .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto",
+                       providers: [.apt(["libssl-dev"])]),
         // Invoice PDFs: cairo's PDF surface, text laid out by pango (any script fontconfig has a font for).
         .systemLibrary(name: "CPangoCairo", pkgConfig: "pangocairo",
                        providers: [.apt(["libpango1.0-dev", "libcairo2-dev"])]),
@@ -49,7 +52,7 @@ let package = Package(
         // The Invoices domain, context stack, sessions, pages and inspector.
         // Mustache for the pages' typed template contexts.
         .target(name: "InvoicesApp", dependencies: [
-            "ObjectGraph", "ObjectGraphPostgreSQL", "WebServer", "CPangoCairo",
+            "ObjectGraph", "ObjectGraphPostgreSQL", "WebServer", "CPangoCairo", "CCrypto",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "HTTPTypes", package: "swift-http-types"),
             .product(name: "Mustache", package: "swift-mustache"),

@@ -8,7 +8,8 @@ import Testing
     /// The head of the answer to `GET path` sent with `host` and `headers`.
     private func head(port: Int, _ path: String, host: String, headers: [String] = []) async throws -> String {
         let client = try RawHTTPClient(port: port, path: path, host: host, headers: headers + ["Connection: close"])
-        return await client.read(until: "\r\n\r\n", timeout: 10)
+        // Generous: it bounds only a failing run, and a loaded machine answers in seconds.
+        return await client.read(until: "\r\n\r\n", timeout: 30)
     }
 
     @Test func aRebindingPageCannotReadTheInspectorButLoopbackCan() async throws {

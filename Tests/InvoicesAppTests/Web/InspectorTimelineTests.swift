@@ -8,8 +8,9 @@ import WebServer
 /// as change sets (what the persistent history consumer sends).
 @Suite struct InspectorTimelineTests {
     @Test func aFormWhoseSessionExpiresIsDroppedAndOpenPagesHearOfIt() async throws {
-        // Long enough that a loaded machine opens the form before it expires.
-        try await withShortSessions(idleTimeout: .seconds(3)) { port in
+        // Long enough that a machine loaded by parallel builds (a request taking seconds)
+        // opens the form before it expires.
+        try await withShortSessions(idleTimeout: .seconds(8)) { port in
             let visitor = Visitor(port: port)
             _ = try await visitor.editClient("Acme Corp", applying: [("city", "Expiring")])
             let open = try await visitor.inspectorSnapshot()
@@ -18,7 +19,7 @@ import WebServer
             // A page listening; nobody touches the session again.
             let events = try RawHTTPClient(port: port, path: "/contexts/events")
             _ = await events.read(until: "event: hello", timeout: 5)
-            let pushed = await events.read(until: "its session expired", timeout: 12)
+            let pushed = await events.read(until: "its session expired", timeout: 20)
             #expect(pushed.contains("\(scratchpad.id) (client "))
 
             let after = try await Visitor(port: port).inspectorSnapshot()

@@ -44,7 +44,7 @@ struct FormStorage: Sendable {
             sessions.logger.error("Reading form \(key.prefix(6))… from the database failed: \(error)")
             return .unavailable(error)
         }
-        guard let record, Tokens.constantTimeEqual(record.sessionID, session.id) else {
+        guard let record, Tokens.constantTimeEqual(record.sessionKey, StoredSessionKey.of(session.id)) else {
             if session.form(key) != nil { sessions.removeForm(key, from: session.id, reason: .closed, inDatabaseToo: false) }
             return .closed
         }
@@ -93,7 +93,7 @@ struct FormStorage: Sendable {
                       let object = try? scratchpad.existingObject(with: id), !object.isDeleted else { continue }
                 read.formUnion(rows.positions(in: object).keys)
             }
-            let record = StoredForm(key: key, sessionID: sid, revision: Tokens.random(),
+            let record = StoredForm(key: key, sessionKey: StoredSessionKey.of(sid), revision: Tokens.random(),
                                     scratchpadName: scratchpad.name ?? "form", forms: descriptors,
                                     changes: try scratchpad.workingState(including: read).archived())
             try stored.save(record, session: sid, expiresAt: sessions.expiry())

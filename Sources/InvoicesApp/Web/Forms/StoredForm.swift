@@ -28,8 +28,9 @@ struct StoredForm: Codable, Sendable {
 
     /// The owner form's ID: the record's key.
     let key: String
-    /// The session the form belongs to: no other session may open it.
-    let sessionID: String
+    /// The stored key of the session the form belongs to (``StoredSessionKey``, never the
+    /// session ID itself): no other session may open it.
+    let sessionKey: String
     /// Random, new at every write: a server whose copy has another revision rebuilds it.
     let revision: String
     let scratchpadName: String

@@ -10,7 +10,8 @@ import ObjectGraph
 /// entities: writing them records no history and moves no change signal, so a visitor
 /// typing into a form is no data change for anyone. Every record expires (a session
 /// `idleTimeout` after it was last touched, a form with its session); any server purges what
-/// expired.
+/// expired. Sessions are stored under the digest of their ID (``StoredSessionKey``), never
+/// the ID itself.
 ///
 /// `Sendable`: immutable; ``StoreRecords`` guards its connections.
 final class StoredSessions: Sendable {
@@ -42,7 +43,7 @@ final class StoredSessions: Sendable {
     ///   (``StoreOutage``): the session may well be there, so it must not be taken for gone.
     func session(_ sid: String, now: Date) throws(StoreError) -> Record? {
         do {
-            guard let text = try sessions.value(for: sid, now: now) else { return nil }
+            guard let text = try sessions.value(for: StoredSessionKey.of(sid), now: now) else { return nil }
             return try JSONDecoder().decode(Record.self, from: Data(text.utf8))
         } catch let error as StoreError where StoreOutage.isTemporary(error) {
             throw error
@@ -55,7 +56,7 @@ final class StoredSessions: Sendable {
     /// Writes a session record, live until `expiresAt`.
     func save(_ record: Record, for sid: String, expiresAt: Date) throws {
         let text = String(decoding: try JSONEncoder().encode(record), as: UTF8.self)
-        try sessions.setValue(text, for: sid, expiresAt: expiresAt)
+        try sessions.setValue(text, for: StoredSessionKey.of(sid), expiresAt: expiresAt)
     }
 
     /// Keeps the session and its forms alive until `expiresAt`.
@@ -63,13 +64,14 @@ final class StoredSessions: Sendable {
         var record = record
         record.touchedAt = now
         try save(record, for: sid, expiresAt: expiresAt)
-        try forms.extendExpiry(ofGroup: sid, to: expiresAt)
+        try forms.extendExpiry(ofGroup: StoredSessionKey.of(sid), to: expiresAt)
     }
 
     /// Ends a session with its forms.
     func remove(_ sid: String) throws {
-        try sessions.removeValue(for: sid)
-        try forms.removeAll(inGroup: sid)
+        let key = StoredSessionKey.of(sid)
+        try sessions.removeValue(for: key)
+        try forms.removeAll(inGroup: key)
     }
 
     /// Deletes expired sessions and forms; returns how many records went.
@@ -90,7 +92,7 @@ final class StoredSessions: Sendable {
     /// Writes a form's scratchpad under its owner form's ID, in its session's group.
     func save(_ form: StoredForm, session sid: String, expiresAt: Date) throws {
         let text = String(decoding: try JSONEncoder().encode(form), as: UTF8.self)
-        try forms.setValue(text, for: form.key, group: sid, expiresAt: expiresAt)
+        try forms.setValue(text, for: form.key, group: StoredSessionKey.of(sid), expiresAt: expiresAt)
     }
 
     /// Drops a stored form (saved, cancelled, closed).

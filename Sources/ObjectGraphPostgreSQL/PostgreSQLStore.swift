@@ -261,21 +261,6 @@ public final class PostgreSQLStore: PersistentStore {
         }
     }
 
-    package func batchInsert(_ entity: EntityDescription, next: () throws -> [StoredValue]?, finish: () throws -> Void,
-                             author: String?, contextName: String?) throws -> BatchOutcome {
-        throw BatchError.storeFailure(.unsupported("batch requests on PostgreSQL"))
-    }
-
-    package func batchUpdate(_ entity: EntityDescription, where condition: SQLFragment?, values: [(Int, StoredValue)],
-                             author: String?, contextName: String?) throws -> BatchOutcome {
-        throw BatchError.storeFailure(.unsupported("batch requests on PostgreSQL"))
-    }
-
-    package func batchDelete(_ entity: EntityDescription, _ selection: BatchDeleteSelection,
-                             author: String?, contextName: String?) throws -> BatchOutcome {
-        throw BatchError.storeFailure(.unsupported("batch requests on PostgreSQL"))
-    }
-
     // MARK: Remote changes
 
     /// The signal of every commit to this store's database (its own included), counted by a

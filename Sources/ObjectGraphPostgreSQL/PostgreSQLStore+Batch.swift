@@ -12,51 +12,81 @@ extension PostgreSQLStore {
     ///
     /// A row that would break a unique index is skipped by the statement (`ON CONFLICT DO
     /// NOTHING`), which returns the keys it wrote: a key missing is the violation, named by
-    /// looking its values up, and nothing is written. A transaction PostgreSQL aborts for a
-    /// concurrent one runs again only while no row was drawn: rows made on demand cannot be
-    /// drawn twice, so it then fails with ``StoreError/contention(location:sqlState:attempts:)``.
+    /// looking its values up, and nothing is written.
+    ///
+    /// Rows made on demand cannot be drawn twice, so the first ``replayableRows`` drawn are
+    /// kept: a transaction PostgreSQL aborts for a concurrent one runs again with them, like
+    /// every write (``PostgreSQLTransactionRetry``). A larger batch aborted that way fails with
+    /// ``StoreError/contention(location:sqlState:attempts:)`` rather than keep every row in memory.
     package func batchInsert(_ entity: EntityDescription, next: () throws -> [StoredValue]?, finish: () throws -> Void,
                              author: String?, contextName: String?) throws -> BatchOutcome {
-        let table = table(for: entity)
-        let insert = PostgreSQLMultiRowInsert(into: table.table, columns: ["_pk", "_version"] + table.columns.map(\.name),
-                                              suffix: "ON CONFLICT DO NOTHING RETURNING _pk",
-                                              maxRows: Self.batchInsertRowsPerStatement)
-        var drawn = false
+        var kept: [[StoredValue]]? = []
         var abort: String?
         return try batchWrite { db in
-            if drawn, let abort { throw StoreError.contention(location: location, sqlState: abort, attempts: 1) }
-            do {
-                var outcome = BatchOutcome()
-                var history = recordsHistory ? PostgreSQLBatchHistoryWriter(store: self, db: db, author: author,
-                                                                           contextName: contextName) : nil
-                var keys: [Int64] = [], used = 0
-                var pending: [StoredValue] = []
-                while let values = try next() {
-                    drawn = true
-                    if used == keys.count { (keys, used) = (try reserveKeys(entity, count: 1024, in: db), 0) }
-                    let key = keys[used]
-                    used += 1
-                    pending.append(.int(key))
-                    pending.append(.int(1))
-                    for column in table.columns { pending.append(values[column.index]) }
-                    outcome.inserted.append(objectID(entity.name, primaryKey: key))
-                    try history?.append(.make(entity: entity.name, primaryKey: key, kind: .insert,
-                                              values: HistoryRecord.values(of: entity, old: nil, new: values)))
-                    if pending.count == 4096 * insert.width {
-                        try insertRows(pending, with: insert, entity: entity, in: db)
-                        pending.removeAll(keepingCapacity: true)
-                    }
+            guard let replay = kept else {
+                throw StoreError.contention(location: location, sqlState: abort ?? PostgreSQLState.serializationFailure, attempts: 1)
+            }
+            var replayed = 0
+            let draw = { () throws -> [StoredValue]? in
+                if replayed < replay.count {
+                    replayed += 1
+                    return replay[replayed - 1]
                 }
-                try insertRows(pending, with: insert, entity: entity, in: db)
+                guard let row = try next() else { return nil }
+                if let count = kept?.count, count < Self.replayableRows {
+                    kept?.append(row)
+                    replayed += 1
+                } else {
+                    kept = nil
+                }
+                return row
+            }
+            do {
+                let outcome = try insertRows(entity, draw: draw, author: author, contextName: contextName, in: db)
                 try finish()
-                // Unused reserved keys are simply skipped: keys are never reused anyway.
-                outcome.historyToken = try history?.finish()
                 return outcome
             } catch StoreError.server(let state, let message, let sql) {
                 abort = state
                 throw StoreError.server(sqlState: state, message: message, sql: sql)
             }
         }
+    }
+
+    /// How many rows of a batch insert are kept to run it again after an abort.
+    static let replayableRows = 10_000
+
+    /// Inserts every row `draw` returns, with its history.
+    private func insertRows(_ entity: EntityDescription, draw: () throws -> [StoredValue]?, author: String?,
+                            contextName: String?, in db: PostgreSQLConnection) throws -> BatchOutcome {
+        let table = table(for: entity)
+        let insert = PostgreSQLMultiRowInsert(into: table.table, columns: ["_pk", "_version"] + table.columns.map(\.name),
+                                              suffix: "ON CONFLICT DO NOTHING RETURNING _pk",
+                                              maxRows: Self.batchInsertRowsPerStatement)
+        var outcome = BatchOutcome()
+        var history = recordsHistory ? PostgreSQLBatchHistoryWriter(store: self, db: db, author: author,
+                                                                   contextName: contextName) : nil
+        var keys: [Int64] = [], used = 0
+        var pending: [StoredValue] = []
+        while let values = try draw() {
+            // Keys are reserved in blocks: one round trip per 1024 rows.
+            if used == keys.count { (keys, used) = (try reserveKeys(entity, count: 1024, in: db), 0) }
+            let key = keys[used]
+            used += 1
+            pending.append(.int(key))
+            pending.append(.int(1))
+            for column in table.columns { pending.append(values[column.index]) }
+            outcome.inserted.append(objectID(entity.name, primaryKey: key))
+            try history?.append(.make(entity: entity.name, primaryKey: key, kind: .insert,
+                                      values: HistoryRecord.values(of: entity, old: nil, new: values)))
+            if pending.count == 4096 * insert.width {
+                try insertRows(pending, with: insert, entity: entity, in: db)
+                pending.removeAll(keepingCapacity: true)
+            }
+        }
+        try insertRows(pending, with: insert, entity: entity, in: db)
+        // Unused reserved keys are simply skipped: keys are never reused anyway.
+        outcome.historyToken = try history?.finish()
+        return outcome
     }
 
     /// How many rows one statement of a batch insert writes at most (measured: see README).

@@ -87,6 +87,30 @@ struct PostgreSQLStoreTests {
         #expect(try await reader.nameInNewChild(of: id) == "After")
     }
 
+    @Test func aBatchInsertTheServerAbortsForADeadlockRunsAgainWithTheSameRowsOnce() async throws {
+        let location = TestStore.postgreSQL.makeLocation()
+        let coordinator = try location.coordinator(recordsHistory: true)
+        let start = try coordinator.currentHistoryToken()
+        try PostgreSQLContentionTests.abortInserts(in: location, with: "40P01", times: 2)
+        let rows = ["Ada", "Grace", "Edsger"].map { name in
+            var row = PropertyValues<Client>()
+            row.set(\.name, to: name)
+            return row
+        }
+
+        let result = try coordinator.execute(BatchInsertRequest(rows: rows))
+        #expect(result.count == 3)
+        let context = ManagedObjectContext(.privateQueue, coordinator: coordinator)
+        let stored = try await context.perform {
+            try context.fetch(FetchRequest<Client>(sortBy: [SortDescriptor(\.name)])).map { ($0.objectID, $0.name) }
+        }
+        #expect(stored.map(\.1) == ["Ada", "Edsger", "Grace"])
+        #expect(Set(stored.map(\.0)) == Set(result.objectIDs))
+        let transactions = try coordinator.history(after: start)
+        #expect(transactions.count == 1)
+        #expect(Set(transactions.flatMap(\.changes).map(\.objectID)) == Set(result.objectIDs))
+    }
+
     @Test func aDatabaseOfAnotherModelIsRefusedNamingTheDifference() throws {
         let location = TestStore.postgreSQL.makeLocation()
         _ = try location.coordinator()

@@ -22,7 +22,7 @@ extension PostgreSQLStore {
                 CREATE TEMP TABLE IF NOT EXISTS _og_batch (entity text NOT NULL, pk bigint NOT NULL, PRIMARY KEY (entity, pk))
                 ON COMMIT DELETE ROWS
                 """)
-            for statement in rules.selection(selection, of: entity) { try db.run(statement) }
+            try db.run(rules.selection(selection, of: entity))
             try cascade(rules, in: db)
             let entities = try batchEntities(in: db)
             for e in entities {

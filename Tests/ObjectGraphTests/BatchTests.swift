@@ -192,6 +192,19 @@ import Testing
         #expect(remaining == 1)
     }
 
+    @Test(arguments: TestStore.all) func aBatchDeleteByIDsDeletesEachRowOnceAndSkipsRowsAlreadyGone(_ store: TestStore) async throws {
+        let coordinator = try store.coordinator()
+        let context = ManagedObjectContext(.privateQueue, coordinator: coordinator)
+        let acme = try await Self.clientID(named: "Acme", in: context)
+        let ids = try coordinator.execute(BatchInsertRequest(rows: Self.invoiceRows(3, client: acme))).objectIDs
+        try coordinator.execute(BatchDeleteRequest<Invoice>(objectIDs: [ids[2]]))
+
+        let result = try coordinator.execute(BatchDeleteRequest<Invoice>(objectIDs: [ids[0], ids[0], ids[2]]))
+        #expect(result.objectIDs == [ids[0]])
+        let left = try await context.perform { try context.fetch(FetchRequest<Invoice>()).map(\.objectID) }
+        #expect(left == [ids[1]])
+    }
+
     @Test(arguments: TestStore.all) func aBatchDeleteIsRecordedInHistoryAndMergedIntoTheContextChain(_ store: TestStore) async throws {
         let location = store.makeLocation()
         defer { location.cleanUp() }

@@ -41,20 +41,19 @@ package struct BatchDeleteRules: Sendable {
         "(SELECT pk FROM \(raw: keyTable) WHERE entity = \(.string(e.name)))"
     }
 
-    /// The statements that put the request's rows in the key table.
-    package func selection(_ selection: BatchDeleteSelection, of entity: EntityDescription) -> [SQLFragment] {
-        let table = SQLSchema.table(entity)
+    /// The statement that puts the request's rows in the (empty) key table: the rows a
+    /// condition selects, or the rows with the given keys, in one statement however many
+    /// there are (the keys bound as one JSON array).
+    package func selection(_ selection: BatchDeleteSelection, of entity: EntityDescription) -> SQLFragment {
+        let rows: SQLFragment
         switch selection {
         case .condition(let condition):
-            let filter: SQLFragment = condition.map { " WHERE \($0)" } ?? ""
-            return ["INSERT INTO \(raw: keyTable) (entity, pk) SELECT \(.string(entity.name)), t0._pk FROM \(raw: table) t0\(filter)"]
+            rows = condition.map { " WHERE \($0)" } ?? ""
         case .keys(let keys):
-            return keys.map { key in
-                dialect.insertIgnoringDuplicates(into: keyTable, """
-                    (entity, pk) SELECT \(.string(entity.name)), _pk FROM \(raw: table) WHERE _pk = \(.int(key))
-                    """)
-            }
+            let list = SQLFragment(dialect.includesKeys("t0._pk"), [.string("[" + keys.map(String.init).joined(separator: ",") + "]")])
+            rows = " WHERE \(list)"
         }
+        return "INSERT INTO \(raw: keyTable) (entity, pk) SELECT \(.string(entity.name)), t0._pk FROM \(raw: SQLSchema.table(entity)) t0\(rows)"
     }
 
     /// The statements that add the destinations of `e`'s cascade rules to the key table; a

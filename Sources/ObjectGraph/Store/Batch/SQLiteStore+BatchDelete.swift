@@ -19,7 +19,7 @@ extension SQLiteStore {
             try db.execute("CREATE TEMP TABLE IF NOT EXISTS _og_batch (entity TEXT NOT NULL, pk INTEGER NOT NULL, PRIMARY KEY (entity, pk)) WITHOUT ROWID")
             try db.execute("DELETE FROM temp._og_batch")
             defer { try? db.execute("DELETE FROM temp._og_batch") }
-            for statement in rules.selection(selection, of: entity) { try db.run(statement) }
+            try db.run(rules.selection(selection, of: entity))
             try cascade(rules, in: db)
             let entities = try batchEntities(in: db)
             try check(rules, for: entities, in: db)

@@ -182,13 +182,23 @@ extension PostgreSQLStore {
             records += outcome.related.map { id in
                 .make(entity: id.entityName, primaryKey: id.primaryKey ?? 0, kind: .update, updated: [related[id] ?? ""])
             }
-            outcome.historyToken = try recordHistory(records, author: author, contextName: contextName, in: db)
+            outcome.historyToken = try recordBatchHistory(records, author: author, contextName: contextName, in: db)
             return outcome
         }
     }
 
+    /// Records a batch's changes many per statement (``PostgreSQLBatchHistoryWriter``); nil
+    /// when the store records no history or there is no change.
+    func recordBatchHistory(_ records: [HistoryRecord], author: String?, contextName: String?,
+                            in db: PostgreSQLConnection) throws -> PersistentHistoryToken? {
+        guard recordsHistory else { return nil }
+        var history = PostgreSQLBatchHistoryWriter(store: self, db: db, author: author, contextName: contextName)
+        for record in records { try history.append(record) }
+        return try history.finish()
+    }
+
     /// `SELECT t0._pk, <the properties' columns> FROM <table> t0 WHERE <condition> FOR UPDATE OF t0`.
-    func oldValues(_ entity: EntityDescription, _ indices: [Int], where condition: SQLFragment?) -> SQLFragment {
+    private func oldValues(_ entity: EntityDescription, _ indices: [Int], where condition: SQLFragment?) -> SQLFragment {
         let columns = indices.map { ", t0.\(SQLSchema.quote(entity.properties[$0].name))" }.joined()
         let filter: SQLFragment = condition.map { " WHERE \($0)" } ?? ""
         return "SELECT t0._pk\(raw: columns) FROM \(raw: SQLSchema.table(entity)) t0\(filter) FOR UPDATE OF t0"

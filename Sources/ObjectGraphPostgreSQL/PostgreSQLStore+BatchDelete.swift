@@ -56,7 +56,7 @@ extension PostgreSQLStore {
         let keys = (0..<result.rowCount).map { result.int($0, 0) }
         outcome.deleted = keys.map { objectID(entity.name, primaryKey: $0) }
         let records = keys.map { HistoryRecord.make(entity: entity.name, primaryKey: $0, kind: .delete) }
-        outcome.historyToken = try recordHistory(records, author: author, contextName: contextName, in: db)
+        outcome.historyToken = try recordBatchHistory(records, author: author, contextName: contextName, in: db)
         return outcome
     }
 

@@ -61,13 +61,19 @@ final class PostgreSQLConnection {
     /// - Throws: ``StoreError/unsupported(_:)`` for a string holding U+0000, which PostgreSQL's
     ///   text cannot store (libpq would cut it there without a word).
     func query(_ fragment: SQLFragment) throws -> PostgreSQLResult {
-        for case .string(let text) in fragment.bindings where text.utf8.contains(0) {
+        try query(numbered: PostgreSQLPlaceholders.numbered(fragment.sql), fragment.bindings)
+    }
+
+    /// Runs SQL whose parameters are numbered already (`$1`, `$2`, …) as a prepared
+    /// statement: for long statements made once (``PostgreSQLMultiRowInsert``), which need
+    /// no renumbering per run.
+    func query(numbered sql: String, _ bindings: [StoredValue]) throws -> PostgreSQLResult {
+        for case .string(let text) in bindings where text.utf8.contains(0) {
             throw StoreError.unsupported("PostgreSQL's text cannot hold the character U+0000 (NUL), found in \(text.debugDescription.prefix(60)); remove it, or store the value as Data")
         }
         try ensureConnected()
-        let sql = PostgreSQLPlaceholders.numbered(fragment.sql)
         let name = try statementName(for: sql)
-        let parameters = fragment.bindings.map(PostgreSQLValue.text)
+        let parameters = bindings.map(PostgreSQLValue.text)
         let result = Self.withCStrings(parameters) { values in
             PQexecPrepared(handle, name, Int32(values.count), values, nil, nil, 0)
         }

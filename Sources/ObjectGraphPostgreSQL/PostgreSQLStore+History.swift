@@ -37,14 +37,21 @@ extension PostgreSQLStore {
     func recordHistory(_ records: [HistoryRecord], author: String?, contextName: String?,
                        in db: PostgreSQLConnection) throws -> PersistentHistoryToken? {
         guard recordsHistory, !records.isEmpty else { return nil }
+        let number = try insertHistoryTransaction(author: author, contextName: contextName, in: db)
+        for record in records { try append(record, transaction: number, in: db) }
+        return PersistentHistoryToken(storeIdentifier: identifier, transactionNumber: number)
+    }
+
+    /// Takes the next transaction number (holding `_og_history_state`'s row lock until the
+    /// write commits) and writes the transaction's row; returns the number.
+    func insertHistoryTransaction(author: String?, contextName: String?, in db: PostgreSQLConnection) throws -> Int64 {
         let number = try db.query("UPDATE _og_history_state SET last = last + 1 WHERE id = 1 RETURNING last").int(0, 0)
         try db.run("""
             INSERT INTO _og_history_transaction (number, timestamp, author, context, pid, coordinator)
             VALUES (\(values: [.int(number), .double(Date().timeIntervalSince1970), author.map(StoredValue.string) ?? .null,
                               contextName.map(StoredValue.string) ?? .null, .int(Int64(getpid())), .string(writerIdentity)]))
             """)
-        for record in records { try append(record, transaction: number, in: db) }
-        return PersistentHistoryToken(storeIdentifier: identifier, transactionNumber: number)
+        return number
     }
 
     private func append(_ record: HistoryRecord, transaction number: Int64, in db: PostgreSQLConnection) throws {
@@ -77,7 +84,7 @@ extension PostgreSQLStore {
     }
 
     /// A value in its recorded form: its parameter text (a to-one destination's key).
-    private static func recordedText(_ value: StoredValue?) -> StoredValue {
+    static func recordedText(_ value: StoredValue?) -> StoredValue {
         value.flatMap(PostgreSQLValue.text).map(StoredValue.string) ?? .null
     }
 

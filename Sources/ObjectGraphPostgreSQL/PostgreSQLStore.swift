@@ -15,8 +15,9 @@ import Synchronization
 /// The schema is created on first use; a database written by another model is refused,
 /// naming the differences.
 ///
-/// Not yet on PostgreSQL: batch requests and full-text search (they throw
-/// ``StoreError/unsupported(_:)``); case-insensitive substring searches are indexed with
+/// Batch requests run in SQL as on SQLite (`PostgreSQLStore+Batch.swift`). Not yet on
+/// PostgreSQL: full-text search (it throws ``StoreError/unsupported(_:)``); case-insensitive
+/// substring searches are indexed with
 /// ``SubstringSearchIndex``. A database of another model version is refused with
 /// ``StoreError/migrationUnsupported(location:storedVersion:modelVersion:)``.
 public final class PostgreSQLStore: PersistentStore {
@@ -259,21 +260,6 @@ public final class PostgreSQLStore: PersistentStore {
                 }
             }
         }
-    }
-
-    package func batchInsert(_ entity: EntityDescription, next: () throws -> [StoredValue]?, finish: () throws -> Void,
-                             author: String?, contextName: String?) throws -> BatchOutcome {
-        throw BatchError.storeFailure(.unsupported("batch requests on PostgreSQL"))
-    }
-
-    package func batchUpdate(_ entity: EntityDescription, where condition: SQLFragment?, values: [(Int, StoredValue)],
-                             author: String?, contextName: String?) throws -> BatchOutcome {
-        throw BatchError.storeFailure(.unsupported("batch requests on PostgreSQL"))
-    }
-
-    package func batchDelete(_ entity: EntityDescription, _ selection: BatchDeleteSelection,
-                             author: String?, contextName: String?) throws -> BatchOutcome {
-        throw BatchError.storeFailure(.unsupported("batch requests on PostgreSQL"))
     }
 
     // MARK: Remote changes

@@ -14,36 +14,18 @@ import Testing
 
     /// A new store of this kind with one client and invoices of these amounts.
     private static func store(_ store: TestStore, amounts: [Decimal]) async throws -> ManagedObjectContext {
-        try await seed(store.coordinator(), amounts: amounts, byBatch: store.supportsBatchRequests)
+        try await seed(store.coordinator(), amounts: amounts)
     }
 
     /// One client and invoices of these amounts (`I-0`, `I-1`, …), written by a batch insert
-    /// (ten thousand rows take a moment), or by saves of a thousand where the store has no
-    /// batch requests.
-    private static func seed(_ coordinator: PersistentStoreCoordinator, amounts: [Decimal],
-                             byBatch: Bool = true) async throws -> ManagedObjectContext {
+    /// (ten thousand rows take a moment).
+    private static func seed(_ coordinator: PersistentStoreCoordinator, amounts: [Decimal]) async throws -> ManagedObjectContext {
         let context = ManagedObjectContext(.privateQueue, coordinator: coordinator)
         let client = try await context.perform {
             let client = Client(context: context)
             client.name = "Acme"
             try context.save()
             return client.objectID
-        }
-        guard byBatch else {
-            try await context.perform {
-                for start in stride(from: 0, to: amounts.count, by: 1000) {
-                    let owner = try context.existingObject(with: client, as: Client.self)
-                    for n in start..<min(amounts.count, start + 1000) {
-                        let invoice = Invoice(context: context)
-                        invoice.identifier = "I-\(n)"
-                        invoice.amount = amounts[n]
-                        invoice.client = owner
-                    }
-                    try context.save()
-                    context.reset()
-                }
-            }
-            return context
         }
         let rows = amounts.enumerated().map { n, amount in
             var row = PropertyValues<Invoice>()
@@ -88,10 +70,7 @@ import Testing
         #expect(pair == [1_000_000_000_000_000])
     }
 
-    // The stores with batch requests: ten thousand rows saved one statement each (PostgreSQL,
-    // no batch requests yet) take minutes under ThreadSanitizer; the other exactness tests run
-    // on every store.
-    @Test(arguments: TestStore.all.filter(\.supportsBatchRequests))
+    @Test(arguments: TestStore.all)
     func tenThousandCentsMakeExactlyOneHundred(_ store: TestStore) async throws {
         let cent = try Self.decimal("0.01")
         let context = try await Self.store(store, amounts: Array(repeating: cent, count: 10_000))

@@ -25,7 +25,7 @@ import Testing
         }
     }
 
-    @Test(arguments: TestStore.sqlite) func aBatchInsertWritesEveryRowWithDefaultsAndReturnsPermanentIDs(_ store: TestStore) async throws {
+    @Test(arguments: TestStore.all) func aBatchInsertWritesEveryRowWithDefaultsAndReturnsPermanentIDs(_ store: TestStore) async throws {
         let coordinator = try store.coordinator()
         let context = ManagedObjectContext(.privateQueue, coordinator: coordinator)
         let client = try await Self.clientID(named: "Acme", in: context)
@@ -49,7 +49,7 @@ import Testing
         #expect(viaClient == 2_500)
     }
 
-    @Test(arguments: TestStore.sqlite) func anInvalidRowRefusesTheWholeBatchAndSaysWhichRowsAndWhy(_ store: TestStore) async throws {
+    @Test(arguments: TestStore.all) func anInvalidRowRefusesTheWholeBatchAndSaysWhichRowsAndWhy(_ store: TestStore) async throws {
         let coordinator = try store.coordinator()
         let context = ManagedObjectContext(.privateQueue, coordinator: coordinator)
         let client = try await Self.clientID(named: "Acme", in: context)
@@ -72,7 +72,7 @@ import Testing
         #expect(count == 0)
     }
 
-    @Test(arguments: TestStore.sqlite) func aDuplicateUniqueValueRefusesTheBatchWithNothingWritten(_ store: TestStore) async throws {
+    @Test(arguments: TestStore.all) func aDuplicateUniqueValueRefusesTheBatchWithNothingWritten(_ store: TestStore) async throws {
         let coordinator = try store.coordinator()
         let context = ManagedObjectContext(.privateQueue, coordinator: coordinator)
         let client = try await Self.clientID(named: "Acme", in: context)
@@ -86,7 +86,7 @@ import Testing
         #expect(count == 3)
     }
 
-    @Test(arguments: TestStore.sqlite) func aDestinationOfTheWrongEntityIsRefused(_ store: TestStore) async throws {
+    @Test(arguments: TestStore.all) func aDestinationOfTheWrongEntityIsRefused(_ store: TestStore) async throws {
         let coordinator = try store.coordinator()
         let context = ManagedObjectContext(.privateQueue, coordinator: coordinator)
         let tag = try await context.perform {
@@ -100,10 +100,10 @@ import Testing
         }
     }
 
-    @Test func aBatchUpdateChangesTheMatchingRowsAndAStaleEditConflictsAtSave() async throws {
-        let url = TestStack.fileURL()
-        defer { StoreFileState.cleanUp(url) }
-        let coordinator = try TestStack.coordinator(at: url)
+    @Test(arguments: TestStore.all) func aBatchUpdateChangesTheMatchingRowsAndAStaleEditConflictsAtSave(_ store: TestStore) async throws {
+        let location = store.makeLocation()
+        defer { location.cleanUp() }
+        let coordinator = try location.coordinator()
         let context = ManagedObjectContext(.privateQueue, coordinator: coordinator)
         let client = try await Self.clientID(named: "Acme", in: context)
         let ids = try coordinator.execute(BatchInsertRequest(rows: Self.invoiceRows(10, client: client))).objectIDs
@@ -135,14 +135,14 @@ import Testing
         _ = holder
     }
 
-    @Test(arguments: TestStore.sqlite) func aBatchUpdateOfARequiredRelationshipToNilIsRefused(_ store: TestStore) throws {
+    @Test(arguments: TestStore.all) func aBatchUpdateOfARequiredRelationshipToNilIsRefused(_ store: TestStore) throws {
         let coordinator = try store.coordinator()
         var values = PropertyValues<Invoice>()
         values.set(\.client, to: nil)
         #expect(throws: BatchError.self) { try coordinator.execute(BatchUpdateRequest<Invoice>(set: values)) }
     }
 
-    @Test(arguments: TestStore.sqlite) func aBatchDeleteCascadesAndRemovesLinksInSQL(_ store: TestStore) async throws {
+    @Test(arguments: TestStore.all) func aBatchDeleteCascadesAndRemovesLinksInSQL(_ store: TestStore) async throws {
         let coordinator = try store.coordinator()
         let context = ManagedObjectContext(.privateQueue, coordinator: coordinator)
         let (acme, other, tag) = try await context.perform {
@@ -170,7 +170,7 @@ import Testing
         #expect(tagClients == 0)
     }
 
-    @Test(arguments: TestStore.sqlite) func aDenyRuleRefusesABatchDeleteWithNothingDeleted(_ store: TestStore) async throws {
+    @Test(arguments: TestStore.all) func aDenyRuleRefusesABatchDeleteWithNothingDeleted(_ store: TestStore) async throws {
         let coordinator = try store.coordinator()
         let context = ManagedObjectContext(.privateQueue, coordinator: coordinator)
         let (parent, acmeInvoice) = try await context.perform {
@@ -192,11 +192,23 @@ import Testing
         #expect(remaining == 1)
     }
 
-    @Test func aBatchDeleteIsRecordedInHistoryAndMergedIntoTheContextChain() async throws {
-        let url = TestStack.fileURL()
-        defer { StoreFileState.cleanUp(url) }
-        let coordinator = PersistentStoreCoordinator(model: TestStack.model)
-        try coordinator.addPersistentStore(.sqlite(at: url, recordsHistory: true))
+    @Test(arguments: TestStore.all) func aBatchDeleteByIDsDeletesEachRowOnceAndSkipsRowsAlreadyGone(_ store: TestStore) async throws {
+        let coordinator = try store.coordinator()
+        let context = ManagedObjectContext(.privateQueue, coordinator: coordinator)
+        let acme = try await Self.clientID(named: "Acme", in: context)
+        let ids = try coordinator.execute(BatchInsertRequest(rows: Self.invoiceRows(3, client: acme))).objectIDs
+        try coordinator.execute(BatchDeleteRequest<Invoice>(objectIDs: [ids[2]]))
+
+        let result = try coordinator.execute(BatchDeleteRequest<Invoice>(objectIDs: [ids[0], ids[0], ids[2]]))
+        #expect(result.objectIDs == [ids[0]])
+        let left = try await context.perform { try context.fetch(FetchRequest<Invoice>()).map(\.objectID) }
+        #expect(left == [ids[1]])
+    }
+
+    @Test(arguments: TestStore.all) func aBatchDeleteIsRecordedInHistoryAndMergedIntoTheContextChain(_ store: TestStore) async throws {
+        let location = store.makeLocation()
+        defer { location.cleanUp() }
+        let coordinator = try location.coordinator(recordsHistory: true)
         let writer = ManagedObjectContext(.privateQueue, coordinator: coordinator, name: "writer")
         let main = ManagedObjectContext(.privateQueue, parent: writer, name: "main")
         let acme = try await Self.clientID(named: "Acme", in: writer)
@@ -221,7 +233,7 @@ import Testing
         #expect(transaction.changes.allSatisfy { $0.kind == .delete })
     }
 
-    @Test(arguments: TestStore.sqlite) func aKeyPathThatIsNotAStoredPropertyIsRefused(_ store: TestStore) throws {
+    @Test(arguments: TestStore.all) func aKeyPathThatIsNotAStoredPropertyIsRefused(_ store: TestStore) throws {
         let coordinator = try store.coordinator()
         var values = PropertyValues<Client>()
         values.set(\.objectID.entityName, to: "x")
@@ -232,7 +244,7 @@ import Testing
 /// Batch requests keep the to-many side of a changed to-one in step, and refuse inverses
 /// they cannot.
 @Suite struct BatchRelationshipTests {
-    @Test(arguments: TestStore.sqlite) func movingInvoicesToAnotherClientUpdatesBothClientsInvoiceLists(_ store: TestStore) async throws {
+    @Test(arguments: TestStore.all) func movingInvoicesToAnotherClientUpdatesBothClientsInvoiceLists(_ store: TestStore) async throws {
         let coordinator = try store.coordinator()
         let context = ManagedObjectContext(.privateQueue, coordinator: coordinator)
         let acme = try await BatchTests.clientID(named: "Acme", in: context)
@@ -261,7 +273,7 @@ import Testing
         await context.perform { holder.object = nil }
     }
 
-    @Test(arguments: TestStore.sqlite) func aToOneWithAnOrderedInverseIsRefused(_ store: TestStore) throws {
+    @Test(arguments: TestStore.all) func aToOneWithAnOrderedInverseIsRefused(_ store: TestStore) throws {
         let coordinator = try store.coordinator()
         var values = PropertyValues<TaskItem>()
         values.set(\.project, to: nil)
@@ -270,7 +282,7 @@ import Testing
         }
     }
 
-    @Test(arguments: TestStore.sqlite) func aRequestOfRowsCanRunTwice(_ store: TestStore) async throws {
+    @Test(arguments: TestStore.all) func aRequestOfRowsCanRunTwice(_ store: TestStore) async throws {
         let coordinator = try store.coordinator()
         var row = PropertyValues<Tag>()
         row.set(\.label, to: "again")

@@ -27,7 +27,7 @@ import Testing
         }
     }
 
-    @Test(arguments: TestStore.sqlite) func aBatchInsertOfAValueARowHoldsNamesTheConstraint(_ store: TestStore) async throws {
+    @Test(arguments: TestStore.all) func aBatchInsertOfAValueARowHoldsNamesTheConstraint(_ store: TestStore) async throws {
         let coordinator = try store.coordinator()
         let context = ManagedObjectContext(.privateQueue, coordinator: coordinator)
         let client = try await BatchTests.clientID(named: "Acme", in: context)
@@ -42,7 +42,7 @@ import Testing
         #expect(try await coordinator.count(Invoice.self) == 3)
     }
 
-    @Test(arguments: TestStore.sqlite) func twoRowsOfOneBatchInDifferentStatementsNameTheConstraint(_ store: TestStore) async throws {
+    @Test(arguments: TestStore.all) func twoRowsOfOneBatchInDifferentStatementsNameTheConstraint(_ store: TestStore) async throws {
         let coordinator = try store.coordinator()
         let context = ManagedObjectContext(.privateQueue, coordinator: coordinator)
         let client = try await BatchTests.clientID(named: "Acme", in: context)
@@ -56,7 +56,7 @@ import Testing
         #expect(try await coordinator.count(Invoice.self) == 0)
     }
 
-    @Test(arguments: TestStore.sqlite) func aCompoundConstraintIsNamedWithAllItsProperties(_ store: TestStore) async throws {
+    @Test(arguments: TestStore.all) func aCompoundConstraintIsNamedWithAllItsProperties(_ store: TestStore) async throws {
         let coordinator = try store.coordinator()
         try coordinator.execute(BatchInsertRequest(rows: Self.members([("Ada", "Lovelace"), ("Ada", "Byron")])))
 
@@ -68,7 +68,7 @@ import Testing
         #expect(try await coordinator.count(Member.self) == 2)
     }
 
-    @Test(arguments: TestStore.sqlite) func aBatchUpdateGivingTwoRowsOneValueNamesTheConstraint(_ store: TestStore) async throws {
+    @Test(arguments: TestStore.all) func aBatchUpdateGivingTwoRowsOneValueNamesTheConstraint(_ store: TestStore) async throws {
         let coordinator = try store.coordinator()
         let context = ManagedObjectContext(.privateQueue, coordinator: coordinator)
         let client = try await BatchTests.clientID(named: "Acme", in: context)
@@ -88,7 +88,7 @@ import Testing
         #expect(identifiers == ["B-0", "B-1", "B-2", "B-3"])
     }
 
-    @Test(arguments: TestStore.sqlite) func aBatchUpdateOfOnePropertyOfACompoundConstraintNamesTheConstraint(_ store: TestStore) throws {
+    @Test(arguments: TestStore.all) func aBatchUpdateOfOnePropertyOfACompoundConstraintNamesTheConstraint(_ store: TestStore) throws {
         let coordinator = try store.coordinator()
         try coordinator.execute(BatchInsertRequest(rows: Self.members([("Ada", "Lovelace"), ("Ada", "Byron"),
                                                                        ("Alan", "Turing")])))

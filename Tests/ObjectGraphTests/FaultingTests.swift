@@ -70,7 +70,7 @@ import Testing
 
     @Test(arguments: TestStore.all) func fetchingManyObjectsRunsOneQueryAndReadingThemRunsNone(_ store: TestStore) async throws {
         let coordinator = try store.coordinator()
-        // PostgreSQL saves a row per statement, a round trip each (no batch requests yet): fewer
+        // PostgreSQL saves a row per statement, a round trip each: fewer
         // rows keep the test short, under ThreadSanitizer too.
         _ = try await seed(coordinator, clients: store.kind == .postgreSQL ? 1_000 : 100_000)
         let context = ManagedObjectContext(.privateQueue, coordinator: coordinator)

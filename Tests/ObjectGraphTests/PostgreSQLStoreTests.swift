@@ -50,11 +50,65 @@ struct PostgreSQLStoreTests {
         #expect(message.contains("U+0000"))
     }
 
-    @Test func batchRequestsAreRefusedSayingSo() throws {
-        let coordinator = try TestStore.postgreSQL.coordinator()
-        #expect(throws: BatchError.storeFailure(.unsupported("batch requests on PostgreSQL"))) {
-            try coordinator.execute(BatchDeleteRequest<Client>(predicate: nil))
+    @Test func aBatchUpdateOfAnotherServerReachesThisOnesContextsAndDropsItsCachedRow() async throws {
+        let location = TestStore.postgreSQL.makeLocation()
+        let reader = try RemoteRowCacheTests.Reader(location)
+        defer { try? reader.consumer.stop() }
+        let other = try location.coordinator(recordsHistory: true)
+        let id = try await RemoteRowCacheTests.insertClient(named: "Before", through: other)
+        reader.consumer.start()
+        #expect(try await RemoteRowCacheTests.eventually("Before") { try await reader.nameInMain(of: id) } == "Before")
+        #expect(reader.coordinator.rowCache.snapshot(for: id)?.version == 1)
+        let changes = reader.coordinator.remoteChanges   // subscribed now, before the batch
+        let announced = Task { () -> Set<ObjectID> in
+            for await change in changes {
+                let ids = Set(change.transactions.flatMap(\.changes).map(\.objectID))
+                if ids.contains(id) { return ids }
+            }
+            return []
         }
+
+        var renamed = PropertyValues<Client>()
+        renamed.set(\.name, to: "After")
+        let result = try other.execute(BatchUpdateRequest(predicate: #Predicate<Client> { $0.name == "Before" }, set: renamed),
+                                       author: "batch")
+        #expect(result.objectIDs == [id])
+
+        let seen = await withTaskGroup(of: Set<ObjectID>?.self) { group in
+            group.addTask { await announced.value }
+            group.addTask { try? await Task.sleep(for: .seconds(2)); return nil }
+            defer { group.cancelAll(); announced.cancel() }
+            return await group.next() ?? nil
+        }
+        #expect(seen == [id])
+        // Announced means dropped: the row at version 1 is never served again.
+        #expect(reader.coordinator.rowCache.snapshot(for: id).map { $0.version > 1 } ?? true)
+        #expect(try await RemoteRowCacheTests.eventually("After") { try await reader.nameInMain(of: id) } == "After")
+        #expect(try await reader.nameInNewChild(of: id) == "After")
+    }
+
+    @Test func aBatchInsertTheServerAbortsForADeadlockRunsAgainWithTheSameRowsOnce() async throws {
+        let location = TestStore.postgreSQL.makeLocation()
+        let coordinator = try location.coordinator(recordsHistory: true)
+        let start = try coordinator.currentHistoryToken()
+        try PostgreSQLContentionTests.abortInserts(in: location, with: "40P01", times: 2)
+        let rows = ["Ada", "Grace", "Edsger"].map { name in
+            var row = PropertyValues<Client>()
+            row.set(\.name, to: name)
+            return row
+        }
+
+        let result = try coordinator.execute(BatchInsertRequest(rows: rows))
+        #expect(result.count == 3)
+        let context = ManagedObjectContext(.privateQueue, coordinator: coordinator)
+        let stored = try await context.perform {
+            try context.fetch(FetchRequest<Client>(sortBy: [SortDescriptor(\.name)])).map { ($0.objectID, $0.name) }
+        }
+        #expect(stored.map(\.1) == ["Ada", "Edsger", "Grace"])
+        #expect(Set(stored.map(\.0)) == Set(result.objectIDs))
+        let transactions = try coordinator.history(after: start)
+        #expect(transactions.count == 1)
+        #expect(Set(transactions.flatMap(\.changes).map(\.objectID)) == Set(result.objectIDs))
     }
 
     @Test func aDatabaseOfAnotherModelIsRefusedNamingTheDifference() throws {

@@ -19,11 +19,11 @@ public final class EntityDescription: Sendable, CustomStringConvertible {
 
     /// The entity's number in ``ObjectID``s (see `InternTable`).
     let code: UInt32
-    let propertyIndexByName: [String: Int]
+    package let propertyIndexByName: [String: Int]
     /// For each property, where a relationship's inverse is; nil for attributes. Read on every
     /// relationship change instead of the descriptions and two look-ups by name.
     let links: [RelationshipLink?]
-    let attributeIndices: [Int]
+    package let attributeIndices: [Int]
     /// A new object's values before its declarations' defaults are evaluated: each
     /// attribute's recorded default, relationships empty (a to-many loaded and empty).
     let newObjectValues: [StoredValue]
@@ -31,7 +31,7 @@ public final class EntityDescription: Sendable, CustomStringConvertible {
     let uniquenessIndices: [[Int]]
     /// The properties whose values persistent history records (attributes and to-one
     /// relationships), in declaration order.
-    let historyValueIndices: [Int]
+    package let historyValueIndices: [Int]
     /// Indices of the attributes declared `.searchable`, in declaration order: the columns
     /// of the entity's full-text index.
     let searchableIndices: [Int]

@@ -182,7 +182,7 @@ extension ManagedObject {
     }
 
     /// Two stored values compare equal; to-many relationships compare as sets unless ordered.
-    static func sameValue(_ a: StoredValue, _ b: StoredValue) -> Bool {
+    package static func sameValue(_ a: StoredValue, _ b: StoredValue) -> Bool {
         if case .references(let x) = a, case .references(let y) = b {
             return x.count == y.count && Set(x) == Set(y)
         }

@@ -81,3 +81,18 @@ extension ManagedObjectModel {
         return (entities, attributes, blockers)
     }
 }
+
+extension HistoryRecord {
+    /// One object's change as a batch request of another store writes it.
+    package static func make(entity: String, primaryKey: Int64, kind: PersistentHistoryChange.Kind, updated: [String] = [],
+                             tombstone: [String: StoredValue]? = nil, values: [HistoryValueRecord] = []) -> HistoryRecord {
+        HistoryRecord(entity: entity, primaryKey: primaryKey, kind: kind, updated: updated, tombstone: tombstone, values: values)
+    }
+}
+
+extension HistoryValueRecord {
+    /// One property's old and new values in a change.
+    package static func make(index: Int, old: StoredValue?, new: StoredValue?) -> HistoryValueRecord {
+        HistoryValueRecord(index: index, old: old, new: new)
+    }
+}

@@ -20,8 +20,8 @@ import TestSupport
 /// **PostgreSQL** runs on a server of the test process's own (``PostgreSQLServer``), a schema
 /// per location. When PostgreSQL is not installed it is left out of ``all``, and
 /// `PostgreSQLAvailabilityTests` is skipped saying so: the other stores still run, and the
-/// gap is visible. Tests of what the PostgreSQL store does not do yet (batch requests,
-/// full-text search, text holding U+0000) take ``sqlite``.
+/// gap is visible. Tests of what the PostgreSQL store does not do (full-text search, text
+/// holding U+0000) take ``sqlite``.
 struct TestStore: Sendable, Hashable, CustomTestStringConvertible {
     enum Kind: String, Sendable, Hashable {
         /// An SQLite file in a temporary folder.
@@ -51,9 +51,6 @@ struct TestStore: Sendable, Hashable, CustomTestStringConvertible {
     static let shared: [TestStore] = all.filter(\.isShared)
 
     var testDescription: String { kind.rawValue }
-
-    /// Whether the store runs batch requests (not on PostgreSQL yet).
-    var supportsBatchRequests: Bool { kind != .postgreSQL }
 
     /// Whether another coordinator (or process) can open the same store.
     var isShared: Bool {

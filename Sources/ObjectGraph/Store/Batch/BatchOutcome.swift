@@ -2,12 +2,14 @@ import Foundation
 
 /// What a batch request wrote, by entity, before it becomes a ``BatchResult``.
 package struct BatchOutcome: Sendable {
-    var inserted: [ObjectID] = []
-    var updated: [ObjectID] = []
-    var deleted: [ObjectID] = []
+    package var inserted: [ObjectID] = []
+    package var updated: [ObjectID] = []
+    package var deleted: [ObjectID] = []
     /// Objects of other entities whose to-many inverse the batch changed.
-    var related: [ObjectID] = []
-    var historyToken: PersistentHistoryToken?
+    package var related: [ObjectID] = []
+    package var historyToken: PersistentHistoryToken?
+
+    package init() {}
 }
 
 /// The rows a batch delete starts from (before its delete rules add others).

@@ -107,7 +107,7 @@ extension SQLiteStore {
                 let names = values.map { entity.properties[$0.0].name }
                 let records = keys.map { pk in
                     HistoryRecord(entity: entity.name, primaryKey: pk, kind: .update, updated: names,
-                                  values: Self.batchValues(entity, set: values, recorded: recorded, old: oldValues[pk]))
+                                  values: HistoryRecord.batchUpdateValues(entity, set: values, recorded: recorded, old: oldValues[pk]))
                 } + relatedRecords
                 outcome.historyToken = try recordHistory(records, author: author, contextName: contextName, in: db)
             }
@@ -133,17 +133,6 @@ extension SQLiteStore {
             }
         }
         return related
-    }
-
-    /// The values history records for one row of a batch update: old → new of each recorded
-    /// property the update set and changed.
-    private static func batchValues(_ entity: EntityDescription, set values: [(Int, StoredValue)], recorded: [Int],
-                                    old: [Int: StoredValue]?) -> [HistoryValueRecord] {
-        guard let old, !recorded.isEmpty else { return [] }
-        return values.compactMap { index, new in
-            guard recorded.contains(index), let before = old[index], !ManagedObject.sameValue(before, new) else { return nil }
-            return HistoryValueRecord(index: index, old: before, new: new)
-        }
     }
 
     /// Runs `body` in a write transaction, turning the store's errors into batch errors. (A

@@ -57,34 +57,13 @@ extension SQLiteStore {
     }
 
     /// The first constraint with a property the update sets under which two rows would hold
-    /// the same values once the update applied: the table's values, with the set ones in
-    /// place of the old on the rows the update selects.
-    ///
-    /// ```sql
-    /// SELECT 1 FROM (SELECT CASE WHEN s._pk IN (SELECT t0._pk FROM "Client" t0 WHERE …) THEN ? ELSE s."email" END AS c0
-    ///                FROM "Client" s) x
-    /// WHERE x.c0 IS NOT NULL GROUP BY x.c0 HAVING COUNT(*) > 1 LIMIT 1
-    /// ```
+    /// the same values once the update applied (``BatchUniquenessStatements/clash(of:set:where:entity:)``).
     private func group(brokenBy values: [(Int, StoredValue)], where condition: SQLFragment?, entity: EntityDescription,
                        in db: SQLiteConnection) throws -> [Int]? {
-        let table = SQLSchema.table(entity)
         let set = Dictionary(values, uniquingKeysWith: { _, later in later })
-        for group in entity.uniquenessIndices where group.contains(where: { set[$0] != nil }) {
-            let columns = group.enumerated().map { n, index -> SQLFragment in
-                let column = "s.\(SQLSchema.quote(entity.properties[index].name))"
-                guard let value = set[index] else { return "\(raw: column) AS c\(raw: String(n))" }
-                guard let condition else { return "\(value) AS c\(raw: String(n))" }
-                return """
-                    CASE WHEN s._pk IN (SELECT t0._pk FROM \(raw: table) t0 WHERE \(condition)) THEN \(value) \
-                    ELSE \(raw: column) END AS c\(raw: String(n))
-                    """
-            }
-            let names = group.indices.map { "x.c\($0)" }
-            let statement = try db.prepared("""
-                SELECT 1 FROM (SELECT \(columns.joined(separator: ", ")) FROM \(raw: table) s) x
-                WHERE \(raw: names.map { "\($0) IS NOT NULL" }.joined(separator: " AND "))
-                GROUP BY \(raw: names.joined(separator: ", ")) HAVING COUNT(*) > 1 LIMIT 1
-                """)
+        for group in entity.uniquenessIndices {
+            guard let query = BatchUniquenessStatements.clash(of: group, set: set, where: condition, entity: entity) else { continue }
+            let statement = try db.prepared(query)
             defer { statement.reset() }
             if try statement.step() { return group }
         }

@@ -14,7 +14,7 @@ package struct HistoryRecord: Sendable {
     /// The values history records for a change of `entity`: every recording property's new
     /// value (insert, `old` nil), old value (delete, `new` nil), or, when both are given,
     /// old and new of each recording property whose value differs.
-    static func values(of entity: EntityDescription, old: [StoredValue]?, new: [StoredValue]?) -> [HistoryValueRecord] {
+    package static func values(of entity: EntityDescription, old: [StoredValue]?, new: [StoredValue]?) -> [HistoryValueRecord] {
         var records: [HistoryValueRecord] = []
         for index in entity.historyValueIndices {
             let before = old.flatMap { $0[safe: index] }, after = new.flatMap { $0[safe: index] }
@@ -28,7 +28,7 @@ package struct HistoryRecord: Sendable {
 
     /// The values of the attributes a deleted row keeps in history (nil when none are
     /// declared), taken from the row as it was before the delete.
-    static func tombstone(of entity: EntityDescription, row: [StoredValue]) -> [String: StoredValue]? {
+    package static func tombstone(of entity: EntityDescription, row: [StoredValue]) -> [String: StoredValue]? {
         var values: [String: StoredValue] = [:]
         for index in entity.attributeIndices {
             guard case .attribute(let a) = entity.properties[index], a.isPreservedInHistoryOnDeletion,
@@ -36,6 +36,17 @@ package struct HistoryRecord: Sendable {
             values[a.name] = value
         }
         return values.isEmpty ? nil : values
+    }
+
+    /// The values history records for one row of a batch update: old → new of each recorded
+    /// property the update set and changed.
+    package static func batchUpdateValues(_ entity: EntityDescription, set values: [(Int, StoredValue)], recorded: [Int],
+                                            old: [Int: StoredValue]?) -> [HistoryValueRecord] {
+        guard let old, !recorded.isEmpty else { return [] }
+        return values.compactMap { index, new in
+            guard recorded.contains(index), let before = old[index], !ManagedObject.sameValue(before, new) else { return nil }
+            return HistoryValueRecord(index: index, old: before, new: new)
+        }
     }
 
     /// The names of the properties whose values differ from `base` (unloaded to-many

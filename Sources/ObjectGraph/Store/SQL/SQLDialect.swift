@@ -20,6 +20,7 @@ import Foundation
 /// | insert unless present | `INSERT OR IGNORE INTO …` | `INSERT INTO … ON CONFLICT DO NOTHING` |
 /// | insert or replace by key | `INSERT OR REPLACE INTO …` | `… ON CONFLICT (key) DO UPDATE SET …` |
 /// | keys left out of a query | `NOT IN (SELECT value FROM json_each(?))` | `NOT IN (SELECT … json_array_elements_text(?::json))` |
+/// | keys a query is limited to | `IN (SELECT value FROM json_each(?))` | `IN (SELECT … json_array_elements_text(?::json))` |
 ///
 /// SQLite tests substrings by position: its `LIKE` folds ASCII case on its own terms. PostgreSQL
 /// tests a case-insensitive substring with `LIKE` on `lower()`, the part's `\`, `%` and `_`
@@ -172,6 +173,14 @@ package struct SQLDialect: Sendable, Hashable, CustomStringConvertible {
         switch engine {
         case .sqlite: "\(column) NOT IN (SELECT value FROM json_each(?))"
         case .postgreSQL: "\(column) NOT IN (SELECT value::bigint FROM json_array_elements_text(?::json))"
+        }
+    }
+
+    /// `<column> IN (…)` over a JSON array of integer keys bound as one text parameter.
+    package func includesKeys(_ column: String) -> String {
+        switch engine {
+        case .sqlite: "\(column) IN (SELECT value FROM json_each(?))"
+        case .postgreSQL: "\(column) IN (SELECT value::bigint FROM json_array_elements_text(?::json))"
         }
     }
 }

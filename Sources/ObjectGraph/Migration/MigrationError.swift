@@ -17,6 +17,9 @@ public enum MigrationError: Error, CustomStringConvertible, Sendable, Equatable 
     case backupFailed(path: String, reason: String)
     /// A stage failed; the failure names the stage and the object.
     case stageFailed(MigrationFailure)
+    /// The store changes its tables only by adding to them (PostgreSQL), and this stage of the
+    /// plan does more: each change is named. Nothing was written.
+    case changesNotAdditive(location: String, stage: String, changes: [String])
 
     public var description: String {
         switch self {
@@ -32,6 +35,8 @@ public enum MigrationError: Error, CustomStringConvertible, Sendable, Equatable 
             return "The backup \(path) could not be written (\(reason)), so the migration did not start and the file was left untouched. Free space or permissions next to the store, then open it again."
         case .stageFailed(let failure):
             return failure.description
+        case .changesNotAdditive(let location, let stage, let changes):
+            return "The store at \(location) migrates only by adding (entities, attributes, relationships, defaults, uniqueness constraints), and migration stage \(stage) does more: " + changes.joined(separator: "; ") + ". Nothing was changed. Open it with the app version that wrote it, or make that version's change an addition (a new attribute beside the old one instead of a rename or a type change, data moved by the app itself); SQLite files run every stage."
         }
     }
 }

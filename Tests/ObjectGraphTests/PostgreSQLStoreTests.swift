@@ -57,20 +57,6 @@ struct PostgreSQLStoreTests {
         }
     }
 
-    @Test func aDatabaseOfAnotherModelIsRefusedNamingTheDifference() throws {
-        let location = TestStore.postgreSQL.makeLocation()
-        _ = try location.coordinator()
-        let other = try ManagedObjectModel(entities: [OtherModel.Client.self])
-        #expect(throws: StoreError.self) { try location.coordinator(model: other) }
-        do {
-            _ = try location.coordinator(model: other)
-        } catch StoreError.incompatibleModel(_, let differences) {
-            #expect(!differences.isEmpty)
-        } catch {
-            Issue.record("expected incompatibleModel, got \(error)")
-        }
-    }
-
     @Test func whileTheServerIsDownSavesFailTypedAndAfterItsRestartTheyGoThrough() async throws {
         // A server of this test's own: the shared one serves the other tests meanwhile.
         let server = try PostgreSQLServer.start()
@@ -117,13 +103,5 @@ struct PostgreSQLStoreTests {
         let reader = ManagedObjectContext(.privateQueue, coordinator: try location.freshReader(of: coordinator))
         let read = try await reader.perform { try reader.existingObject(with: id, as: Client.self).createdAt }
         #expect(abs(read.timeIntervalSince(exact)) < 0.000_001)
-    }
-}
-
-/// A model whose Client differs from the test model's (an entity is named after its class).
-enum OtherModel {
-    final class Client: ManagedObject {
-        @Attribute var name: String
-        @Attribute var vatNumber: String
     }
 }

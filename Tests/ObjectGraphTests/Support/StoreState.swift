@@ -8,7 +8,15 @@ import TestSupport
 /// bytes (and its WAL's), or a PostgreSQL schema's tables, columns, indexes and every row.
 enum StoreState: Equatable, CustomStringConvertible {
     case file(StoreFileState)
+    /// A checkpointed file's bytes alone (opening and closing moves its WAL's times).
+    case bytes(Data)
     case database(String)
+
+    /// What the store holds: a closed file's bytes (no WAL, no times), or the database.
+    static func contents(of location: StoreLocation) throws -> StoreState {
+        guard location.store.kind == .sqliteFile, let url = location.url else { return try StoreState(of: location) }
+        return .bytes(try Data(contentsOf: url))
+    }
 
     init(of location: StoreLocation) throws {
         switch location.store.kind {
@@ -25,6 +33,7 @@ enum StoreState: Equatable, CustomStringConvertible {
     var description: String {
         switch self {
         case .file(let state): state.description
+        case .bytes(let data): "\(data.count) bytes"
         case .database(let dump): dump
         }
     }
@@ -51,6 +60,16 @@ extension StoreLocation {
     func connection() throws -> PostgreSQLConnection {
         try PostgreSQLConnection(conninfo: try PostgreSQLServer.shared.get().url(), location: "test",
                                  sessionSetup: "SET client_min_messages TO warning; SET search_path TO \(SQLDialect.quote(schema))")
+    }
+
+    /// Runs `sql` on the store behind ObjectGraph's back.
+    func execute(_ sql: String) throws {
+        switch store.kind {
+        case .postgreSQL: try connection().execute(sql)
+        default:
+            guard let url else { throw NotShared(store: store) }
+            try SQLiteFile.execute(sql, at: url)
+        }
     }
 
     /// The columns of `table`, in order, as the store holds them.

@@ -15,6 +15,8 @@ struct PostgreSQLSchema {
     let model: ManagedObjectModel
     let location: String
     let plan: MigrationPlan?
+    /// The store's writer, as history names it (a migration's transaction is the store's).
+    let writerIdentity: String
 
     /// What preparing found and did.
     struct Prepared {
@@ -33,6 +35,10 @@ struct PostgreSQLSchema {
     func prepare(_ db: PostgreSQLConnection, recordsHistory: Bool,
                  substringSearchIndexes: [SubstringSearchIndex] = []) throws -> Prepared {
         try db.transaction {
+            // Read before waiting for the lock (each statement sees what is committed when it
+            // starts): a store another one migrated meanwhile says so.
+            let versionBefore = try tableExists("_og_metadata", in: db)
+                ? try SchemaDecision.recordedVersion(try metadata("modelVersion", in: db), location: location) : nil
             try db.run("SELECT pg_advisory_xact_lock(\(.int(Self.openingLock))::integer, hashtext(current_schema()))")
             let identifier: UUID
             var migration: MigrationOutcome?
@@ -43,12 +49,21 @@ struct PostgreSQLSchema {
             } else {
                 (identifier, migration) = try check(in: db)
             }
+            if migration == nil, let versionBefore, versionBefore < model.version {
+                migration = .migratedElsewhere(fromVersion: versionBefore, toVersion: model.version)
+            }
             try createMissingIndexes(in: db)
             let enabled = try metadata("historyEnabled", in: db) == "1"
             let history = recordsHistory || enabled
             if history {
                 try db.execute(PostgreSQLHistorySchema.create)
                 try upsertMetadata("historyEnabled", "1", in: db)
+                if case .migrated(let report)? = migration {
+                    // As on SQLite: one transaction without changes marks when the version changed.
+                    _ = try PostgreSQLStore.insertHistoryTransaction(
+                        author: "migration", contextName: "migration \(report.fromVersion) → \(report.toVersion)",
+                        writerIdentity: writerIdentity, in: db)
+                }
             }
             try SubstringSearchIndex.create(substringSearchIndexes, model: model, in: db)
             return Prepared(identifier: identifier, recordsHistory: history, migration: migration)

@@ -60,7 +60,7 @@ public final class PostgreSQLStore: PersistentStore {
     let tables: [String: EntityTable]
     let pool: ConnectionPool<PostgreSQLConnection>
     /// Names this store's writer in history, so it can tell its own transactions from others'.
-    let writerIdentity = UUID().uuidString
+    let writerIdentity: String
     /// The channel `pg_notify` announces commits on: one per store, named after its UUID.
     let channel: String
     private let readQueries = Atomic<Int>(0)
@@ -88,7 +88,10 @@ public final class PostgreSQLStore: PersistentStore {
                                               sessionSetup: "SET client_min_messages TO warning;")
         if let schema = configuration.schema { try writer.execute("CREATE SCHEMA IF NOT EXISTS \(SQLDialect.quote(schema))") }
         try writer.execute(setup)
-        let prepared = try PostgreSQLSchema(model: model, location: location, plan: configuration.migrationPlan)
+        let writerIdentity = UUID().uuidString
+        self.writerIdentity = writerIdentity
+        let prepared = try PostgreSQLSchema(model: model, location: location, plan: configuration.migrationPlan,
+                                            writerIdentity: writerIdentity)
             .prepare(writer, recordsHistory: configuration.recordsHistory,
                      substringSearchIndexes: configuration.substringSearchIndexes)
         (identifier, recordsHistory, migrationOutcome) = (prepared.identifier, prepared.recordsHistory, prepared.migration)

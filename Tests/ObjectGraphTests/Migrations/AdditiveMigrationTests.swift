@@ -7,9 +7,11 @@ import Testing
 /// run the same decision (``SchemaDecision``, the stage's `StageChange`), each in its own SQL.
 @Suite struct AdditiveMigrationTests {
     /// A version 1 store with two customers (one with an order each) at a new location.
-    static func givenAV1Store(_ store: TestStore, orderNumbers: [String] = ["A-1", "A-2"]) async throws -> StoreLocation {
+    static func givenAV1Store(_ store: TestStore, orderNumbers: [String] = ["A-1", "A-2"],
+                              recordsHistory: Bool = false) async throws -> StoreLocation {
         let location = store.makeLocation()
-        let context = ManagedObjectContext(.privateQueue, coordinator: try location.coordinator(model: LedgerV1.model))
+        let coordinator = try location.coordinator(model: LedgerV1.model, recordsHistory: recordsHistory)
+        let context = ManagedObjectContext(.privateQueue, coordinator: coordinator)
         try await context.perform {
             for (n, number) in orderNumbers.enumerated() {
                 let customer = LedgerV1.Customer(context: context)
@@ -172,10 +174,31 @@ import Testing
         async let b = open()
         let outcomes = [try await a, try await b]
 
+        // One migrated; the other found it done, having waited (migratedElsewhere) or not (nil).
         let migrated = outcomes.filter { if case .migrated = $0 { true } else { false } }
         #expect(migrated.count == 1, "\(outcomes)")
+        let others = outcomes.filter { if case .migrated = $0 { false } else { true } }
+        #expect(others.allSatisfy { $0 == nil || $0 == .migratedElsewhere(fromVersion: 1, toVersion: 2) }, "\(outcomes)")
         #expect(try location.columns(of: "Customer").filter { $0 == "tier" }.count == 1)
         let customers = try await Self.customers(in: try location.coordinator(model: LedgerV2.model))
         #expect(customers.map(\.tier) == [1, 1])
+    }
+
+    @Test(arguments: TestStore.shared)
+    func theMigrationIsOneHistoryTransactionWithoutChangesAndOldTokensStillWork(_ store: TestStore) async throws {
+        // Given a version 1 store with history, and a token taken before the migration
+        let location = try await Self.givenAV1Store(store, recordsHistory: true)
+        defer { location.cleanUp() }
+        let token = try #require(try location.coordinator(model: LedgerV1.model, recordsHistory: true).history(after: nil).last?.token)
+
+        // When version 2 migrates it, and history after the token is read
+        let coordinator = try location.coordinator(model: LedgerV2.model, recordsHistory: true, plan: try LedgerV2.plan())
+        let after = try coordinator.history(after: token)
+
+        // Then it is the migration alone: one transaction by "migration", with no changes
+        #expect(after.count == 1)
+        #expect(after.first?.author == "migration")
+        #expect(after.first?.contextName == "migration 1 → 2")
+        #expect(after.first?.changes.isEmpty == true)
     }
 }

@@ -16,6 +16,7 @@ import Testing
             for (n, number) in orderNumbers.enumerated() {
                 let customer = LedgerV1.Customer(context: context)
                 customer.name = "Customer \(n + 1)"
+                if n == 0 { customer.city = "Lyon" }
                 let order = LedgerV1.Order(context: context)
                 order.number = number
                 order.customer = customer
@@ -25,16 +26,17 @@ import Testing
         return location
     }
 
-    static func customers(in coordinator: PersistentStoreCoordinator) async throws -> [(name: String, tier: Int, note: String?, orders: [String])] {
+    static func customers(in coordinator: PersistentStoreCoordinator) async throws
+        -> [(name: String, city: String, tier: Int, note: String?, orders: [String])] {
         let context = ManagedObjectContext(.privateQueue, coordinator: coordinator)
         return try await context.perform {
             try context.fetch(FetchRequest<LedgerV2.Customer>(sortBy: [SortDescriptor(\.name)]))
-                .map { ($0.name, $0.tier, $0.note, $0.orders.map(\.number)) }
+                .map { ($0.name, $0.city, $0.tier, $0.note, $0.orders.map(\.number)) }
         }
     }
 
     @Test(arguments: TestStore.shared)
-    func dataWrittenUnderV1SurvivesAndReadsTheNewAttributesDefault(_ store: TestStore) async throws {
+    func dataWrittenUnderV1SurvivesAndReadsTheNewAndNowRequiredAttributesDefaults(_ store: TestStore) async throws {
         let location = try await Self.givenAV1Store(store)
         defer { location.cleanUp() }
         let identifier = try location.coordinator(model: LedgerV1.model).storeIdentifier
@@ -50,6 +52,7 @@ import Testing
         let customers = try await Self.customers(in: coordinator)
         #expect(customers.map(\.name) == ["Customer 1", "Customer 2"])
         #expect(customers.map(\.tier) == [1, 1])
+        #expect(customers.map(\.city) == ["Lyon", "Unknown"])
         #expect(customers.allSatisfy { $0.note == nil })
         #expect(customers.map(\.orders) == [["A-1"], ["A-2"]])
         #expect(try location.columns(of: "Customer").filter { $0 == "tier" }.count == 1)

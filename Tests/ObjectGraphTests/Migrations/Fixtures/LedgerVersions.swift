@@ -5,12 +5,13 @@ import ObjectGraph
 /// (``AdditiveMigrationTests``), and variants whose stage does more.
 ///
 /// Version 2 adds, to existing entities: `Customer.tier` (required, default 1),
-/// `Customer.note` (optional), an index on `Customer.name`, the to-one `Customer.region` and
+/// `Customer.note` (optional), makes `Customer.city` required (nils become "Unknown"), an index on `Customer.name`, the to-one `Customer.region` and
 /// the many-to-many `Customer.tags`, and a uniqueness constraint on `Order.number`; and the
 /// entities `Region` and `Tag`.
 enum LedgerV1 {
     final class Customer: ManagedObject {
         @Attribute var name: String
+        @Attribute var city: String?
         @Relationship(inverse: \Order.customer) var orders: Set<Order>
     }
 
@@ -25,6 +26,7 @@ enum LedgerV1 {
 enum LedgerV2 {
     final class Customer: ManagedObject {
         @Attribute(.indexed) var name: String
+        @Attribute var city: String = "Unknown"
         @Attribute var tier: Int = 1
         @Attribute var note: String?
         @Relationship(inverse: \Order.customer) var orders: Set<Order>
@@ -59,6 +61,7 @@ enum LedgerV2 {
 enum LedgerRenamed {
     final class Customer: ManagedObject {
         @Attribute var fullName: String
+        @Attribute var city: String?
         @Relationship(inverse: \Order.customer) var orders: Set<Order>
     }
 

@@ -161,8 +161,14 @@ struct PostgreSQLSchema {
 
     // MARK: Metadata
 
+    /// Read from `pg_class` by a query, with the statement's snapshot, not by `to_regclass`:
+    /// that would cache "no such table" in this backend before the lock, and still answer it
+    /// once another store created the table and released the lock.
     private func tableExists(_ name: String, in db: PostgreSQLConnection) throws -> Bool {
-        try !db.query("SELECT to_regclass(\(.string(name)))").isNull(0, 0)
+        try db.query("""
+            SELECT count(*) FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
+            WHERE n.nspname = current_schema() AND c.relname = \(.string(name))
+            """).int(0, 0) > 0
     }
 
     func metadata(_ key: String, in db: PostgreSQLConnection) throws -> String? {

@@ -68,27 +68,12 @@ extension SQLiteStore {
         }
         let identifier: UUID
         switch plan {
-        case .create:
-            identifier = UUID()
-            if !isMemory { try db.execute("PRAGMA journal_mode = WAL") }
-            try db.execute("PRAGMA synchronous = NORMAL")
-            try db.transaction {
-                try db.execute("""
-                    CREATE TABLE _og_metadata (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-                    CREATE TABLE _og_sequence (entity TEXT PRIMARY KEY, max INTEGER NOT NULL);
-                    """)
-                for entity in model.entities { try createTable(entity, model: model, in: db) }
-                try writeMetadata(db, identifier: identifier, model: model)
-                try createMissingIndexes(model: model, in: db)
-            }
-            return (identifier, outcome)
         case .upToDate(let id):
             identifier = id
-        case .migrate(let id, let additions):
-            identifier = id
-            try db.transaction {
-                try applyAdditions(additions, model: model, in: db)
-                try writeMetadata(db, identifier: identifier, model: model)
+        case .create, .migrate:
+            if case .create = plan, !isMemory { try db.execute("PRAGMA journal_mode = WAL") }
+            identifier = try db.transaction {
+                try createOrExtend(db, model: model, plan: description.migrationPlan)
             }
         case .migrateVersions(_, let fromVersion, _):
             // Only without a plan, which inspectSchema refuses first; kept exhaustive.
@@ -98,6 +83,34 @@ extension SQLiteStore {
         try db.execute("PRAGMA synchronous = NORMAL")
         try createMissingIndexes(model: model, in: db)
         return (identifier, outcome)
+    }
+
+    /// Creates the tables, or adds what the file lacks of this version, inside the write lock:
+    /// the file is inspected again there, since another connection or process may have created
+    /// or extended it while this one waited (it then has nothing to do).
+    private static func createOrExtend(_ db: SQLiteConnection, model: ManagedObjectModel,
+                                       plan: MigrationPlan?) throws -> UUID {
+        switch try inspectSchema(db, model: model, plan: plan) {
+        case .create:
+            let identifier = UUID()
+            try db.execute("""
+                CREATE TABLE _og_metadata (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+                CREATE TABLE _og_sequence (entity TEXT PRIMARY KEY, max INTEGER NOT NULL);
+                """)
+            for entity in model.entities { try createTable(entity, model: model, in: db) }
+            try writeMetadata(db, identifier: identifier, model: model)
+            try createMissingIndexes(model: model, in: db)
+            return identifier
+        case .upToDate(let identifier):
+            return identifier
+        case .migrate(let identifier, let additions):
+            try applyAdditions(additions, model: model, in: db)
+            try writeMetadata(db, identifier: identifier, model: model)
+            return identifier
+        case .migrateVersions(_, let fromVersion, _):
+            // The version was this model's a moment ago; another process cannot lower it.
+            throw MigrationError.noMigrationPlan(path: db.path, fileVersion: fromVersion, appVersion: model.version)
+        }
     }
 
     /// Adds entities and optional attributes the file lacks.

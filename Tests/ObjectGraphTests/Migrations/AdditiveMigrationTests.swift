@@ -204,4 +204,26 @@ import Testing
         #expect(after.first?.contextName == "migration 1 → 2")
         #expect(after.first?.changes.isEmpty == true)
     }
+
+    @Test(arguments: TestStore.shared)
+    func coordinatorsOpeningANewStoreAtOnceCreateItOnce(_ store: TestStore) async throws {
+        let location = store.makeLocation()
+        defer { location.cleanUp() }
+
+        let identifiers = try await withThrowingTaskGroup(of: UUID?.self) { group in
+            for _ in 0..<3 {
+                group.addTask {
+                    try await withCheckedThrowingContinuation { continuation in
+                        Thread.detachNewThread {
+                            continuation.resume(with: Result { try location.coordinator(model: LedgerV2.model).storeIdentifier })
+                        }
+                    }
+                }
+            }
+            return try await group.reduce(into: [UUID?]()) { $0.append($1) }
+        }
+
+        #expect(identifiers.count == 3)
+        #expect(Set(identifiers).count == 1, "\(identifiers)")
+    }
 }

@@ -22,6 +22,8 @@ extension PostgreSQLSchema {
                 else { try createOrderTable(SQLDialect.quote(name), in: db) }
             case .replaceUniqueIndexes(let entity, let droppedCount, let stage):
                 try replaceUniqueIndexes(of: entity, droppedCount: droppedCount, stage: stage, in: db)
+            case .checkLength(let entity, let attribute, let maximum, let stage):
+                try checkLength(of: attribute, in: entity, maximum: maximum, stage: stage, in: db)
             }
         }
     }
@@ -88,5 +90,22 @@ extension PostgreSQLSchema {
         return MigrationError.stageFailed(MigrationFailure(
             stage: stage, entity: entity.name, primaryKey: result.int(0, 1), property: columns.joined(separator: ", "),
             value: InspectedValue(result.value(0, 2, as: type)), reason: .duplicate(of: result.int(0, 0))))
+    }
+
+    /// `char_length` counts Unicode scalars, never fewer than Swift's characters: it finds
+    /// the candidates, Swift decides (as on SQLite).
+    private func checkLength(of attribute: String, in entity: EntityDescription, maximum: Int, stage: String,
+                             in db: PostgreSQLConnection) throws {
+        let column = SQLDialect.quote(attribute)
+        let result = try db.query("""
+            SELECT _pk, \(raw: column) FROM \(raw: SQLSchema.table(entity))
+            WHERE char_length(\(raw: column)) > \(.int(Int64(maximum))) ORDER BY _pk
+            """)
+        for row in 0..<result.rowCount {
+            guard let text = result.text(row, 1), text.count > maximum else { continue }
+            throw MigrationError.stageFailed(MigrationFailure(
+                stage: stage, entity: entity.name, primaryKey: result.int(row, 0), property: attribute,
+                value: .string(text), reason: .tooLong(maximum: maximum)))
+        }
     }
 }

@@ -7,9 +7,9 @@ import Foundation
 ///
 /// What a store can do by adding: new entities, attributes and relationships (new required
 /// attributes take their declared default), attributes made optional, or required (nils take
-/// the default), and changed uniqueness constraints (their indexes made again). A stage that
-/// also renames, removes or converts anything, lowers a length limit or runs code (a custom
-/// stage) is refused before anything is written, with ``MigrationError/changesNotAdditive(location:stage:changes:)``
+/// the default), changed uniqueness constraints (their indexes made again), and length limits
+/// (stored values checked). A stage that also renames, removes or converts anything, or runs
+/// code (a custom stage), is refused before anything is written, with ``MigrationError/changesNotAdditive(location:stage:changes:)``
 /// naming each such change.
 package struct AdditiveMigration: Sendable {
     /// One change to the store's tables.
@@ -27,6 +27,9 @@ package struct AdditiveMigration: Sendable {
         /// The entity's uniqueness constraints changed in `stage`: its `droppedCount` old unique
         /// indexes go, and its new ones are made (a duplicate fails the stage).
         case replaceUniqueIndexes(EntityDescription, droppedCount: Int, stage: String)
+        /// A string attribute got a (lower) length limit in `stage`: every stored value must
+        /// fit, counted in Swift characters, or the stage fails naming the first that does not.
+        case checkLength(EntityDescription, attribute: String, maximum: Int, stage: String)
     }
 
     /// The steps, in order.
@@ -86,6 +89,9 @@ package struct AdditiveMigration: Sendable {
             for column in entityChange.columns {
                 if let fill = column.fill { steps.append(.fillNulls(entity, column: column.name, value: fill)) }
             }
+            for check in entityChange.lengthChecks {
+                steps.append(.checkLength(entity, attribute: check.attribute, maximum: check.maximum, stage: stage))
+            }
             let before = from.entity(named: entityChange.oldName)?.uniquenessConstraints ?? []
             if before != entity.uniquenessConstraints {
                 steps.append(.replaceUniqueIndexes(entity, droppedCount: before.count, stage: stage))
@@ -108,9 +114,6 @@ package struct AdditiveMigration: Sendable {
             for name in entity.removedProperties { changes.append("property \(entity.oldName).\(name) is removed") }
             for column in entity.conversions {
                 changes.append("attribute \(entity.newName).\(column.name) changes type from \(column.convertedFrom?.rawValue ?? "?") to \(column.type?.rawValue ?? "?")")
-            }
-            for check in entity.lengthChecks {
-                changes.append("attribute \(entity.newName).\(check.attribute) gets a lower length limit (\(check.maximum))")
             }
         }
         for name in change.removedEntities { changes.append("entity \(name) is removed") }

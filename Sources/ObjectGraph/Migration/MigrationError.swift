@@ -28,7 +28,7 @@ public enum MigrationError: Error, CustomStringConvertible, Sendable, Equatable 
         case .unknownVersion(let path, let fileVersion, let known):
             return "\(path) is at version \(fileVersion) of the model, which the migration plan does not list (it knows \(known.map(String.init).joined(separator: ", "))); the file was left untouched. Migrate it with an app version that knows \(fileVersion), or add that version to the plan."
         case .noMigrationPlan(let path, let fileVersion, let appVersion):
-            return "\(path) is at version \(fileVersion) of the model and the app at \(appVersion), but the store description has no migration plan; the file was left untouched. Set PersistentStoreDescription.migrationPlan."
+            return "\(path) is at version \(fileVersion) of the model and the app at \(appVersion), but the store has no migration plan; it was left untouched. Set PersistentStoreDescription.migrationPlan (PostgreSQLStore.Configuration.migrationPlan for a PostgreSQL store)."
         case .fileDoesNotMatchVersion(let path, let version, let differences):
             return "\(path) says it is at version \(version) of the model, but differs from that version: " + differences.joined(separator: "; ") + ". The file was left untouched; the model of version \(version) must not change once files of it exist."
         case .backupFailed(let path, let reason):

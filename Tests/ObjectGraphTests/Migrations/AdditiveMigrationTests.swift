@@ -144,6 +144,25 @@ import Testing
     }
 
     @Test(arguments: TestStore.shared)
+    func aTextLongerThanTheNewLimitLeavesTheStoreUntouched(_ store: TestStore) async throws {
+        let location = try await Self.givenAV1Store(store, orderNumbers: ["A-1", "A-123456789"])
+        defer { location.cleanUp() }
+        let before = try StoreState(of: location)
+
+        let error = #expect(throws: MigrationError.self) {
+            _ = try location.coordinator(model: LedgerV2.model, plan: try LedgerV2.plan())
+        }
+
+        guard case .stageFailed(let failure)? = error else {
+            Issue.record("expected a stage failure, got \(String(describing: error))")
+            return
+        }
+        #expect(failure.reason == .tooLong(maximum: 8))
+        #expect(failure.entity == "Order" && failure.property == "number" && failure.value == .string("A-123456789"))
+        #expect(try StoreState(of: location) == before)
+    }
+
+    @Test(arguments: TestStore.shared)
     func anOlderStoreWithoutAPlanIsRefusedUntouched(_ store: TestStore) async throws {
         let location = try await Self.givenAV1Store(store)
         defer { location.cleanUp() }
@@ -156,6 +175,8 @@ import Testing
             return
         }
         #expect(stored == 1 && app == 2)
+        let setting = store.kind == .postgreSQL ? "PostgreSQLStore.Configuration.migrationPlan" : "PersistentStoreDescription.migrationPlan"
+        #expect(error?.description.contains(setting) == true)
         #expect(try StoreState(of: location) == before)
     }
 

@@ -6,7 +6,8 @@ import ObjectGraph
 ///
 /// Version 2 adds, to existing entities: `Customer.tier` (required, default 1),
 /// `Customer.note` (optional), makes `Customer.city` required (nils become "Unknown"), an index on `Customer.name`, the to-one `Customer.region` and
-/// the many-to-many `Customer.tags`, and a uniqueness constraint on `Order.number`; and the
+/// the many-to-many `Customer.tags`, a uniqueness constraint and a length limit of 8 on
+/// `Order.number`; and the
 /// entities `Region` and `Tag`.
 enum LedgerV1 {
     final class Customer: ManagedObject {
@@ -35,7 +36,7 @@ enum LedgerV2 {
     }
 
     final class Order: ManagedObject {
-        @Attribute(.unique) var number: String
+        @Attribute(.unique, .maxLength(8)) var number: String
         @Relationship var customer: Customer?
     }
 

@@ -47,7 +47,8 @@ struct PostgreSQLBatchHistoryWriter {
 
     private mutating func flush() throws {
         guard !pending.isEmpty else { return }
-        let number = try self.number ?? store.insertHistoryTransaction(author: author, contextName: contextName, in: db)
+        let number = try self.number ?? PostgreSQLStore.insertHistoryTransaction(
+            author: author, contextName: contextName, writerIdentity: store.writerIdentity, in: db)
         self.number = number
         let ids = try db.query("""
             SELECT nextval(pg_get_serial_sequence('_og_history_change', 'id')) FROM generate_series(1, \(.int(Int64(pending.count))))

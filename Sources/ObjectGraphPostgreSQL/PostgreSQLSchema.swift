@@ -3,41 +3,70 @@ import ObjectGraph
 
 /// The tables of a PostgreSQL store, created on first use, and the check that a database is
 /// this model's: the same metadata as an SQLite file (`_og_metadata`: store UUID, model
-/// version, hash and schema). A model that differs from the recorded one by added entities
-/// and optional attributes extends the tables in place, as on SQLite; any other difference
-/// is refused, named.
+/// version, hash and schema). What a database of another model needs is decided by the
+/// SQLite store's rules (``SchemaDecision``); this store carries out the decisions that only
+/// add (``AdditiveMigration``, `PostgreSQLSchema+Migration.swift`) and refuses the others,
+/// named.
 ///
 /// Everything happens in one transaction under an advisory lock on the schema, so two servers
-/// starting on one empty database create it once (and stores of other schemas do not wait).
+/// starting on one empty database create it once, and two opening an older one migrate it
+/// once: the second finds it migrated (and stores of other schemas do not wait).
 struct PostgreSQLSchema {
     let model: ManagedObjectModel
     let location: String
+    let plan: MigrationPlan?
+    /// The store's writer, as history names it (a migration's transaction is the store's).
+    let writerIdentity: String
+
+    /// What preparing found and did.
+    struct Prepared {
+        let identifier: UUID
+        let recordsHistory: Bool
+        /// The migration this store ran; nil when the database needed none.
+        let migration: MigrationOutcome?
+    }
 
     /// The lock two stores opening one schema at once take in turn (with the schema's hash).
     private static let openingLock: Int64 = 0x6f67_7363   // "ogsc"
 
-    /// Creates, checks or extends the schema (and the substring search indexes); returns the store's identifier and whether it
-    /// records history (the database's setting, or `recordsHistory`).
+    /// Creates, checks, extends or migrates the schema, makes the declared indexes it lacks
+    /// (and the substring search indexes). History is recorded when the database says so, or
+    /// `recordsHistory`.
     func prepare(_ db: PostgreSQLConnection, recordsHistory: Bool,
-                 substringSearchIndexes: [SubstringSearchIndex] = []) throws -> (UUID, Bool) {
+                 substringSearchIndexes: [SubstringSearchIndex] = []) throws -> Prepared {
         try db.transaction {
+            // Read before waiting for the lock (each statement sees what is committed when it
+            // starts): a store another one migrated meanwhile says so.
+            let versionBefore = try tableExists("_og_metadata", in: db)
+                ? try SchemaDecision.recordedVersion(try metadata("modelVersion", in: db), location: location) : nil
             try db.run("SELECT pg_advisory_xact_lock(\(.int(Self.openingLock))::integer, hashtext(current_schema()))")
             let identifier: UUID
+            var migration: MigrationOutcome?
             if try !tableExists("_og_metadata", in: db) {
                 identifier = UUID()
                 try create(in: db)
                 try writeMetadata(identifier, in: db)
             } else {
-                identifier = try check(in: db)
+                (identifier, migration) = try check(in: db)
             }
+            if migration == nil, let versionBefore, versionBefore < model.version {
+                migration = .migratedElsewhere(fromVersion: versionBefore, toVersion: model.version)
+            }
+            try createMissingIndexes(in: db)
             let enabled = try metadata("historyEnabled", in: db) == "1"
             let history = recordsHistory || enabled
             if history {
                 try db.execute(PostgreSQLHistorySchema.create)
                 try upsertMetadata("historyEnabled", "1", in: db)
+                if case .migrated(let report)? = migration {
+                    // As on SQLite: one transaction without changes marks when the version changed.
+                    _ = try PostgreSQLStore.insertHistoryTransaction(
+                        author: "migration", contextName: "migration \(report.fromVersion) → \(report.toVersion)",
+                        writerIdentity: writerIdentity, in: db)
+                }
             }
             try SubstringSearchIndex.create(substringSearchIndexes, model: model, in: db)
-            return (identifier, history)
+            return Prepared(identifier: identifier, recordsHistory: history, migration: migration)
         }
     }
 
@@ -45,10 +74,12 @@ struct PostgreSQLSchema {
 
     private func create(in db: PostgreSQLConnection) throws {
         try db.execute("CREATE TABLE _og_metadata (key text PRIMARY KEY, value text NOT NULL)")
-        for entity in model.entities { try createTable(entity, in: db) }
+        for entity in model.entities { try createTable(entity, of: model, in: db) }
     }
 
-    private func createTable(_ entity: EntityDescription, in db: PostgreSQLConnection) throws {
+    /// The table of `entity` as `model` (the app's, or the version a migration adds it in)
+    /// declares it, with its indexes and its to-many relationships' tables.
+    func createTable(_ entity: EntityDescription, of model: ManagedObjectModel, in db: PostgreSQLConnection) throws {
         var columns = ["_pk bigint GENERATED BY DEFAULT AS IDENTITY PRIMARY KEY", "_version bigint NOT NULL DEFAULT 1"]
         for property in entity.properties {
             switch property {
@@ -65,19 +96,28 @@ struct PostgreSQLSchema {
         }
         for r in entity.relationships where r.isToMany {
             if case .joinTable(let join, _, _) = SQLSchema.mapping(of: r, in: entity, model: model) {
-                try db.execute("""
-                    CREATE TABLE IF NOT EXISTS \(join) ("a" bigint NOT NULL, "b" bigint NOT NULL, PRIMARY KEY ("a", "b"));
-                    CREATE INDEX IF NOT EXISTS \(SQLSchema.joinTableIndexName(join)) ON \(join)("b")
-                    """)
+                try createJoinTable(join, in: db)
             }
             if r.cardinality == .orderedToMany {
-                let order = SQLSchema.orderTableName(entity: entity.name, relationship: r.name)
-                try db.execute("""
-                    CREATE TABLE IF NOT EXISTS \(order) (owner bigint NOT NULL, member bigint NOT NULL, position bigint NOT NULL,
-                    PRIMARY KEY (owner, position))
-                    """)
+                try createOrderTable(SQLSchema.orderTableName(entity: entity.name, relationship: r.name), in: db)
             }
         }
+    }
+
+    /// A many-to-many relationship's join table (quoted name) and the index on its `b` column.
+    func createJoinTable(_ join: String, in db: PostgreSQLConnection) throws {
+        try db.execute("""
+            CREATE TABLE IF NOT EXISTS \(join) ("a" bigint NOT NULL, "b" bigint NOT NULL, PRIMARY KEY ("a", "b"));
+            CREATE INDEX IF NOT EXISTS \(SQLSchema.joinTableIndexName(join)) ON \(join)("b")
+            """)
+    }
+
+    /// An ordered to-many relationship's order table (quoted name).
+    func createOrderTable(_ order: String, in db: PostgreSQLConnection) throws {
+        try db.execute("""
+            CREATE TABLE IF NOT EXISTS \(order) (owner bigint NOT NULL, member bigint NOT NULL, position bigint NOT NULL,
+            PRIMARY KEY (owner, position))
+            """)
     }
 
     /// The column type of an attribute type: exact numbers, real dates, native UUIDs.
@@ -96,37 +136,39 @@ struct PostgreSQLSchema {
 
     // MARK: Checking
 
-    /// The recorded store's identifier, after checking (and extending) its model.
-    private func check(in db: PostgreSQLConnection) throws -> UUID {
+    /// The recorded store's identifier, after checking its model and migrating it when it
+    /// only needs additions; what the migration did.
+    private func check(in db: PostgreSQLConnection) throws -> (UUID, MigrationOutcome?) {
         guard let idText = try metadata("storeUUID", in: db), let identifier = UUID(uuidString: idText),
               let schemaJSON = try metadata("modelSchema", in: db) else {
             throw StoreError.incompatibleModel(path: location, differences: [
                 "the database has an _og_metadata table without ObjectGraph's metadata"])
         }
-        let version = Int(try metadata("modelVersion", in: db) ?? "1") ?? 1
-        guard version == model.version else {
-            throw StoreError.migrationUnsupported(location: location, storedVersion: version, modelVersion: model.version)
-        }
-        if try metadata("modelHash", in: db) == model.versionHash { return identifier }
-        guard let (entities, attributes, blockers) = model.differences(fromRecordedSchema: schemaJSON) else {
-            throw StoreError.incompatibleModel(path: location, differences: ["the recorded model cannot be read"])
-        }
-        if !blockers.isEmpty { throw StoreError.incompatibleModel(path: location, differences: blockers) }
-        for name in entities {
-            if let entity = model.entity(named: name) { try createTable(entity, in: db) }
-        }
-        for (entityName, name) in attributes {
-            guard let entity = model.entity(named: entityName), let attribute = entity.attribute(named: name) else { continue }
-            try db.execute("ALTER TABLE \(SQLSchema.table(entity)) ADD COLUMN \(SQLDialect.quote(name)) \(Self.columnType(attribute.type))")
-        }
+        let recorded = SchemaDecision.Recorded(version: try metadata("modelVersion", in: db),
+                                               hash: try metadata("modelHash", in: db), schema: schemaJSON)
+        let decision = try SchemaDecision.decide(recorded, model: model, plan: plan, location: location)
+        if decision == .upToDate { return (identifier, nil) }
+        let start = ContinuousClock.now
+        let migration = try AdditiveMigration(decision, model: model, plan: plan, location: location)
+        try apply(migration, in: db)
         try writeMetadata(identifier, in: db)
-        return identifier
+        let outcome = migration.fromVersion.map {
+            MigrationOutcome.migrated(.make(fromVersion: $0, toVersion: model.version, stages: migration.stages,
+                                            backup: nil, duration: ContinuousClock.now - start))
+        }
+        return (identifier, outcome)
     }
 
     // MARK: Metadata
 
+    /// Read from `pg_class` by a query, with the statement's snapshot, not by `to_regclass`:
+    /// that would cache "no such table" in this backend before the lock, and still answer it
+    /// once another store created the table and released the lock.
     private func tableExists(_ name: String, in db: PostgreSQLConnection) throws -> Bool {
-        try !db.query("SELECT to_regclass(\(.string(name)))").isNull(0, 0)
+        try db.query("""
+            SELECT count(*) FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
+            WHERE n.nspname = current_schema() AND c.relname = \(.string(name))
+            """).int(0, 0) > 0
     }
 
     func metadata(_ key: String, in db: PostgreSQLConnection) throws -> String? {

@@ -37,14 +37,17 @@ extension PostgreSQLStore {
     func recordHistory(_ records: [HistoryRecord], author: String?, contextName: String?,
                        in db: PostgreSQLConnection) throws -> PersistentHistoryToken? {
         guard recordsHistory, !records.isEmpty else { return nil }
-        let number = try insertHistoryTransaction(author: author, contextName: contextName, in: db)
+        let number = try Self.insertHistoryTransaction(author: author, contextName: contextName,
+                                                       writerIdentity: writerIdentity, in: db)
         for record in records { try append(record, transaction: number, in: db) }
         return PersistentHistoryToken(storeIdentifier: identifier, transactionNumber: number)
     }
 
     /// Takes the next transaction number (holding `_og_history_state`'s row lock until the
-    /// write commits) and writes the transaction's row; returns the number.
-    func insertHistoryTransaction(author: String?, contextName: String?, in db: PostgreSQLConnection) throws -> Int64 {
+    /// write commits) and records the transaction's header (also for a batch request, and for
+    /// a migration, which records one without changes).
+    static func insertHistoryTransaction(author: String?, contextName: String?, writerIdentity: String,
+                                         in db: PostgreSQLConnection) throws -> Int64 {
         let number = try db.query("UPDATE _og_history_state SET last = last + 1 WHERE id = 1 RETURNING last").int(0, 0)
         try db.run("""
             INSERT INTO _og_history_transaction (number, timestamp, author, context, pid, coordinator)

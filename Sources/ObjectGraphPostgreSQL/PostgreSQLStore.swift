@@ -12,14 +12,15 @@ import Synchronization
 /// try coordinator.addPostgreSQLStore(PostgreSQLStore.Configuration(url: "postgresql://app@127.0.0.1:5432/invoices"))
 /// ```
 ///
-/// The schema is created on first use; a database written by another model is refused,
-/// naming the differences.
+/// The schema is created on first use. A database written by another model is migrated by
+/// the SQLite store's rules when the change only adds (``Configuration/migrationPlan`` for
+/// another version); anything else is refused, naming the differences.
 ///
 /// Batch requests run in SQL as on SQLite (`PostgreSQLStore+Batch.swift`). Not yet on
 /// PostgreSQL: full-text search (it throws ``StoreError/unsupported(_:)``); case-insensitive
-/// substring searches are indexed with
-/// ``SubstringSearchIndex``. A database of another model version is refused with
-/// ``StoreError/migrationUnsupported(location:storedVersion:modelVersion:)``.
+/// substring searches are indexed with ``SubstringSearchIndex``. Migration stages that
+/// rename, remove or convert, and custom stages, are refused with
+/// ``MigrationError/changesNotAdditive(location:stage:changes:)``.
 public final class PostgreSQLStore: PersistentStore {
     /// Where the database is and how the store uses it.
     public struct Configuration: Sendable {
@@ -35,6 +36,10 @@ public final class PostgreSQLStore: PersistentStore {
         public var maxReaders: Int
         /// Trigram indexes for case-insensitive substring searches, created when missing.
         public var substringSearchIndexes: [SubstringSearchIndex] = []
+        /// How a database of an earlier model version is brought to the model's, as for an
+        /// SQLite file; only stages that add run here (no backup is written: the migration is
+        /// one transaction, rolled back on any failure).
+        public var migrationPlan: MigrationPlan?
 
         public init(url: String, schema: String? = nil, recordsHistory: Bool = false, maxReaders: Int = 2) {
             self.url = url
@@ -48,7 +53,7 @@ public final class PostgreSQLStore: PersistentStore {
     package let location: String
     package let recordsHistory: Bool
     package var isShared: Bool { true }
-    package var migrationOutcome: MigrationOutcome? { nil }
+    package let migrationOutcome: MigrationOutcome?
     package var dialect: SQLDialect { .postgreSQL }
     package var executedReadQueries: Int { readQueries.load(ordering: .relaxed) }
 
@@ -56,7 +61,7 @@ public final class PostgreSQLStore: PersistentStore {
     let tables: [String: EntityTable]
     let pool: ConnectionPool<PostgreSQLConnection>
     /// Names this store's writer in history, so it can tell its own transactions from others'.
-    let writerIdentity = UUID().uuidString
+    let writerIdentity: String
     /// The channel `pg_notify` announces commits on: one per store, named after its UUID.
     let channel: String
     private let readQueries = Atomic<Int>(0)
@@ -68,7 +73,7 @@ public final class PostgreSQLStore: PersistentStore {
 
     /// Connects, and creates the schema on first use.
     /// - Throws: ``StoreError/unreachable(location:reason:)``, ``StoreError/incompatibleModel(path:differences:)``,
-    ///   ``StoreError/server(sqlState:message:sql:)``.
+    ///   ``StoreError/server(sqlState:message:sql:)``, ``MigrationError``.
     public init(_ configuration: Configuration, model: ManagedObjectModel) throws {
         self.model = model
         let location = Self.redacted(configuration.url) + (configuration.schema.map { " (schema \($0))" } ?? "")
@@ -84,9 +89,13 @@ public final class PostgreSQLStore: PersistentStore {
                                               sessionSetup: "SET client_min_messages TO warning;")
         if let schema = configuration.schema { try writer.execute("CREATE SCHEMA IF NOT EXISTS \(SQLDialect.quote(schema))") }
         try writer.execute(setup)
-        (identifier, recordsHistory) = try PostgreSQLSchema(model: model, location: location)
+        let writerIdentity = UUID().uuidString
+        self.writerIdentity = writerIdentity
+        let prepared = try PostgreSQLSchema(model: model, location: location, plan: configuration.migrationPlan,
+                                            writerIdentity: writerIdentity)
             .prepare(writer, recordsHistory: configuration.recordsHistory,
                      substringSearchIndexes: configuration.substringSearchIndexes)
+        (identifier, recordsHistory, migrationOutcome) = (prepared.identifier, prepared.recordsHistory, prepared.migration)
         channel = "og_" + identifier.uuidString.lowercased().replacingOccurrences(of: "-", with: "")
         let (conninfo, session) = (conninfo, setup)
         pool = ConnectionPool(writer: writer, maxReaders: max(1, configuration.maxReaders), makeReader: {

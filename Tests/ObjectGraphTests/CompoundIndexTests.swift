@@ -13,10 +13,6 @@ import Testing
         try RawSQLite.rows("EXPLAIN QUERY PLAN " + sql, at: url).map { $0[3] ?? "" }.joined(separator: "\n")
     }
 
-    private static func indexNames(at url: URL) throws -> Set<String> {
-        Set(try RawSQLite.rows("SELECT name FROM sqlite_master WHERE type = 'index'", at: url).compactMap { $0[0] })
-    }
-
     /// The SQL a fetch of `request` runs, as FetchPlan builds it.
     private static func fetchSQL(_ request: FetchRequest<Invoice>, coordinator: PersistentStoreCoordinator) throws -> String {
         let plan = try FetchPlan(request, model: coordinator.model, dialect: .sqlite)
@@ -130,35 +126,36 @@ import Testing
         do { return try ManagedObjectModel(entities: types) } catch { fatalError("model: \(error)") }
     }
 
-    private static func open(_ model: ManagedObjectModel, at url: URL) throws {
-        let coordinator = PersistentStoreCoordinator(model: model)
-        try coordinator.addPersistentStore(.sqlite(at: url))
-    }
-
-    @Test func aFileMadeWithoutTheIndexGetsItWhenAModelDeclaringItOpensIt() throws {
-        let url = TestStack.fileURL()
-        try Self.open(Unindexed.model, at: url)
+    @Test(arguments: TestStore.shared)
+    func aStoreMadeWithoutTheIndexGetsItWhenAModelDeclaringItOpensIt(_ store: TestStore) throws {
+        let location = store.makeLocation()
+        defer { location.cleanUp() }
+        _ = try location.coordinator(model: Unindexed.model)
         let declared: Set = ["_og_index:Note(folder,created)", "_og_index:Note(title,created)"]
-        #expect(try Self.indexNames(at: url).isDisjoint(with: declared))
+        #expect(try location.indexNames().isDisjoint(with: declared))
         #expect(Unindexed.model.versionHash == Indexed.model.versionHash)
 
-        try Self.open(Indexed.model, at: url)
-        #expect(try Self.indexNames(at: url).isSuperset(of: declared))
+        _ = try location.coordinator(model: Indexed.model)
+        #expect(try location.indexNames().isSuperset(of: declared))
         #expect(Indexed.model.entity(named: "Note")?.indexes == [["folder", "created"], ["title", "created"]])
-        let plan = try Self.plan(#"SELECT _pk FROM "Note" WHERE "title" = 'x' ORDER BY "created""#, at: url)
-        #expect(plan.contains("_og_index:Note(title,created)") && !plan.contains("TEMP B-TREE"), "\(plan)")
+        if let url = location.url {
+            let plan = try Self.plan(#"SELECT _pk FROM "Note" WHERE "title" = 'x' ORDER BY "created""#, at: url)
+            #expect(plan.contains("_og_index:Note(title,created)") && !plan.contains("TEMP B-TREE"), "\(plan)")
+        }
         // Reopening with the same declarations writes nothing.
-        let before = try Data(contentsOf: url)
-        try Self.open(Indexed.model, at: url)
-        #expect(try Data(contentsOf: url) == before)
+        let before = try StoreState.contents(of: location)
+        _ = try location.coordinator(model: Indexed.model)
+        #expect(try StoreState.contents(of: location) == before)
     }
 
-    @Test func anIndexNoLongerDeclaredIsDroppedAndOthersAreLeftAlone() throws {
-        let url = TestStack.fileURL()
-        try Self.open(Indexed.model, at: url)
-        try RawSQLite.execute(#"CREATE INDEX "mine" ON "Note"("title")"#, at: url)
-        try Self.open(Unindexed.model, at: url)
-        let names = try Self.indexNames(at: url)
+    @Test(arguments: TestStore.shared)
+    func anIndexNoLongerDeclaredIsDroppedAndOthersAreLeftAlone(_ store: TestStore) throws {
+        let location = store.makeLocation()
+        defer { location.cleanUp() }
+        _ = try location.coordinator(model: Indexed.model)
+        try location.execute(#"CREATE INDEX "mine" ON "Note"("title")"#)
+        _ = try location.coordinator(model: Unindexed.model)
+        let names = try location.indexNames()
         #expect(!names.contains { $0.hasPrefix("_og_index:") })
         #expect(names.contains("mine"))
     }

@@ -2,9 +2,11 @@ import Foundation
 import Testing
 @testable import ObjectGraph
 
-/// The store records the model's hash and schema. A later model that only adds entities or
-/// optional attributes migrates the file in place; any other difference is refused with
-/// `StoreError.incompatibleModel` naming each difference, and the files are left untouched.
+/// The store records the model's hash and schema. A later model of the same version that
+/// only adds entities or optional attributes migrates the store in place; any other
+/// difference is refused with `StoreError.incompatibleModel` naming each difference, and the
+/// store is left untouched. The same rules on every store that outlives its coordinator
+/// (SQLite files, PostgreSQL): each test runs on each.
 ///
 /// Each version of the model is a set of classes in its own namespace: an entity is named
 /// after its class alone (`V1.Client` is the entity "Client"), so versions share entity names
@@ -208,15 +210,32 @@ import Testing
 
     // MARK: Given
 
-    /// A store written by V1 with a client (and its invoice) and a memo, as a crashed app
-    /// (or one still running) leaves it: the last transactions are still in the `-wal` file,
-    /// not yet checkpointed into the database. Copying the files while V1's coordinator is
-    /// open freezes that state.
-    static func givenAV1StoreWithCommittedTransactionsInItsWAL() async throws -> URL {
+    /// A store written by V1 with a client (and its invoice) and a memo. An SQLite file is
+    /// left as a crashed app (or one still running) leaves it when `leavingItsWAL`: the last
+    /// transactions still in the `-wal` file, not yet checkpointed into the database (copying
+    /// the files while V1's coordinator is open freezes that state); otherwise closed normally.
+    static func givenAV1Store(_ store: TestStore, leavingItsWAL: Bool = false) async throws -> StoreLocation {
+        guard store.kind == .sqliteFile else {
+            let location = store.makeLocation()
+            try await writeV1Data(with: try location.coordinator(model: V1.model))
+            return location
+        }
         let original = TestStack.fileURL()
         defer { StoreFileState.cleanUp(original) }
         let coordinator = PersistentStoreCoordinator(model: V1.model)
         try coordinator.addPersistentStore(.sqlite(at: original))
+        try await writeV1Data(with: coordinator)
+        let copy = StoreLocation(store: store, url: TestStack.fileURL())
+        for suffix in ["", "-wal"] {
+            try FileManager.default.copyItem(atPath: original.path + suffix, toPath: (copy.url?.path ?? "") + suffix)
+        }
+        let walSize = try FileManager.default.attributesOfItem(atPath: (copy.url?.path ?? "") + "-wal")[.size] as? Int ?? 0
+        try #require(walSize > 0, "the WAL should hold the save's frames")
+        if !leavingItsWAL { _ = try copy.coordinator(model: V1.model) }   // the last connection to close checkpoints the WAL
+        return copy
+    }
+
+    private static func writeV1Data(with coordinator: PersistentStoreCoordinator) async throws {
         let context = ManagedObjectContext(.privateQueue, coordinator: coordinator)
         try await context.perform {
             let client = V1.Client(context: context)
@@ -231,32 +250,11 @@ import Testing
             memo.text = "call back"
             try context.save()
         }
-        let copy = TestStack.fileURL()
-        for suffix in ["", "-wal"] {
-            try FileManager.default.copyItem(atPath: original.path + suffix, toPath: copy.path + suffix)
-        }
-        let walSize = try FileManager.default.attributesOfItem(atPath: copy.path + "-wal")[.size] as? Int ?? 0
-        try #require(walSize > 0, "the WAL should hold the save's frames")
-        return copy
-    }
-
-    /// A store written by V1 and closed normally.
-    static func givenAV1Store() async throws -> URL {
-        let url = try await givenAV1StoreWithCommittedTransactionsInItsWAL()
-        _ = try open(url, with: V1.model)   // the last connection to close checkpoints the WAL
-        return url
-    }
-
-    static func open(_ url: URL, with model: ManagedObjectModel) throws -> PersistentStoreCoordinator {
-        let coordinator = PersistentStoreCoordinator(model: model)
-        try coordinator.addPersistentStore(.sqlite(at: url))
-        return coordinator
     }
 
     /// The V1 client as V1 reads it.
-    static func readV1Client(at url: URL) async throws -> (name: String, rating: Int, invoices: [String]) {
-        let coordinator = try open(url, with: V1.model)
-        let context = ManagedObjectContext(.privateQueue, coordinator: coordinator)
+    static func readV1Client(at location: StoreLocation) async throws -> (name: String, rating: Int, invoices: [String]) {
+        let context = ManagedObjectContext(.privateQueue, coordinator: try location.coordinator(model: V1.model))
         return try await context.perform {
             let client = try #require(try context.fetch(FetchRequest<V1.Client>()).first)
             return (client.name, client.rating, client.invoices.map(\.number))
@@ -271,14 +269,15 @@ import Testing
         #expect(V1.model.versionHash != AddedOptionalAttribute.model.versionHash)
     }
 
-    @Test func reopeningWithAnAddedOptionalAttributeMigratesInPlace() async throws {
+    @Test(arguments: TestStore.shared)
+    func reopeningWithAnAddedOptionalAttributeMigratesInPlace(_ store: TestStore) async throws {
         // Given a store written by V1
-        let url = try await Self.givenAV1Store()
-        defer { StoreFileState.cleanUp(url) }
-        let identifier = try Self.open(url, with: V1.model).storeIdentifier
+        let location = try await Self.givenAV1Store(store)
+        defer { location.cleanUp() }
+        let identifier = try location.coordinator(model: V1.model).storeIdentifier
 
         // When it is opened with V1 plus an optional `phone`
-        let coordinator = try Self.open(url, with: AddedOptionalAttribute.model)
+        let coordinator = try location.coordinator(model: AddedOptionalAttribute.model)
 
         // Then it is the same store; the old client reads as before, with no phone; a phone
         // can be saved and is there after reopening
@@ -300,19 +299,20 @@ import Testing
         #expect(before.4 == 3)
         #expect(before.5 == ["INV-1"])
         #expect(before.6 == nil)
-        let reopened = try Self.open(url, with: AddedOptionalAttribute.model)
+        let reopened = try location.coordinator(model: AddedOptionalAttribute.model)
         let check = ManagedObjectContext(.privateQueue, coordinator: reopened)
         let phone = try await check.perform { try check.existingObject(with: id, as: AddedOptionalAttribute.Client.self).phone }
         #expect(phone == "+33 4 00 00 00 00")
     }
 
-    @Test func reopeningWithAnAddedEntityMigratesInPlaceAndTheEntityIsUsable() async throws {
+    @Test(arguments: TestStore.shared)
+    func reopeningWithAnAddedEntityMigratesInPlaceAndTheEntityIsUsable(_ store: TestStore) async throws {
         // Given a store written by V1
-        let url = try await Self.givenAV1Store()
-        defer { StoreFileState.cleanUp(url) }
+        let location = try await Self.givenAV1Store(store)
+        defer { location.cleanUp() }
 
         // When it is opened with V1 plus a Project entity, and a project is saved
-        let coordinator = try Self.open(url, with: AddedEntity.model)
+        let coordinator = try location.coordinator(model: AddedEntity.model)
         let context = ManagedObjectContext(.privateQueue, coordinator: coordinator)
         let oldNames = try await context.perform {
             let project = AddedEntity.Project(context: context)
@@ -324,7 +324,7 @@ import Testing
 
         // Then the old data is there, and so is the project after reopening
         #expect(oldNames == ["Acme"])
-        let reopened = try Self.open(url, with: AddedEntity.model)
+        let reopened = try location.coordinator(model: AddedEntity.model)
         let check = ManagedObjectContext(.privateQueue, coordinator: reopened)
         let projects = try await check.perform {
             try check.fetch(FetchRequest<AddedEntity.Project>()).map { ($0.title, $0.budget) }
@@ -334,14 +334,15 @@ import Testing
         #expect(projects.first?.1 == Decimal(string: "1200.50"))
     }
 
-    @Test func aMigratedStoreRecordsTheNewModel() async throws {
+    @Test(arguments: TestStore.shared)
+    func aMigratedStoreRecordsTheNewModel(_ store: TestStore) async throws {
         // Given a store migrated to V1 plus an optional `phone`
-        let url = try await Self.givenAV1Store()
-        defer { StoreFileState.cleanUp(url) }
-        _ = try Self.open(url, with: AddedOptionalAttribute.model)
+        let location = try await Self.givenAV1Store(store)
+        defer { location.cleanUp() }
+        _ = try location.coordinator(model: AddedOptionalAttribute.model)
 
         // When V1 opens it again
-        let error = #expect(throws: StoreError.self) { _ = try Self.open(url, with: V1.model) }
+        let error = #expect(throws: StoreError.self) { _ = try location.coordinator(model: V1.model) }
 
         // Then V1 is now the model that lacks an attribute
         guard case .incompatibleModel(_, let differences)? = error else {
@@ -351,44 +352,45 @@ import Testing
         #expect(differences == ["attribute Client.phone was removed"])
     }
 
-    @Test(arguments: Incompatibility.allCases)
-    func anIncompatibleModelIsRefusedNamingTheDifferenceAndTheFilesAreLeftUntouched(
-        _ incompatibility: Incompatibility
+    @Test(arguments: TestStore.shared, Incompatibility.allCases)
+    func anIncompatibleModelIsRefusedNamingTheDifferenceAndTheStoreIsLeftUntouched(
+        _ store: TestStore, _ incompatibility: Incompatibility
     ) async throws {
-        // Given a V1 store whose last transactions are still in its WAL
-        let url = try await Self.givenAV1StoreWithCommittedTransactionsInItsWAL()
-        defer { StoreFileState.cleanUp(url) }
-        let before = try StoreFileState(of: url)
+        // Given a V1 store (a file whose last transactions are still in its WAL)
+        let location = try await Self.givenAV1Store(store, leavingItsWAL: true)
+        defer { location.cleanUp() }
+        let before = try StoreState(of: location)
 
         // When a model that differs in one incompatible way opens it
-        let error = #expect(throws: StoreError.self) { _ = try Self.open(url, with: incompatibility.model) }
+        let error = #expect(throws: StoreError.self) { _ = try location.coordinator(model: incompatibility.model) }
 
-        // Then it is refused naming that difference, the database and its WAL are byte for
-        // byte as they were, and V1 still reads its data
+        // Then it is refused naming that difference, the store (a database and its WAL byte
+        // for byte) is as it was, and V1 still reads its data
         guard case .incompatibleModel(let path, let differences)? = error else {
             Issue.record("expected incompatibleModel, got \(String(describing: error))")
             return
         }
-        #expect(path == url.path)
+        if let url = location.url { #expect(path == url.path) }
         #expect(differences == [incompatibility.expectedDifference])
         #expect(error?.description.contains(incompatibility.expectedDifference) == true)
         #expect(error?.description.contains("left untouched") == true)
         #expect(error?.description.contains("Open it with the model that wrote it") == true)
-        #expect(try StoreFileState(of: url) == before)
-        let client = try await Self.readV1Client(at: url)
+        #expect(try StoreState(of: location) == before)
+        let client = try await Self.readV1Client(at: location)
         #expect(client.name == "Acme")
         #expect(client.rating == 3)
         #expect(client.invoices == ["INV-1"])
     }
 
-    @Test func everyDifferenceIsNamedNotJustTheFirst() async throws {
+    @Test(arguments: TestStore.shared)
+    func everyDifferenceIsNamedNotJustTheFirst(_ store: TestStore) async throws {
         // Given a store written by V1
-        let url = try await Self.givenAV1StoreWithCommittedTransactionsInItsWAL()
-        defer { StoreFileState.cleanUp(url) }
-        let before = try StoreFileState(of: url)
+        let location = try await Self.givenAV1Store(store, leavingItsWAL: true)
+        defer { location.cleanUp() }
+        let before = try StoreState(of: location)
 
         // When a model with several incompatible changes (and one harmless addition) opens it
-        let error = #expect(throws: StoreError.self) { _ = try Self.open(url, with: SeveralDifferences.model) }
+        let error = #expect(throws: StoreError.self) { _ = try location.coordinator(model: SeveralDifferences.model) }
 
         // Then each incompatible change is listed, the addition is not, and nothing changed
         guard case .incompatibleModel(_, let differences)? = error else {
@@ -401,6 +403,6 @@ import Testing
             "attribute Client.rating changed type from int to double",
             "uniqueness constraints of Client changed from [email] to none",
         ])
-        #expect(try StoreFileState(of: url) == before)
+        #expect(try StoreState(of: location) == before)
     }
 }

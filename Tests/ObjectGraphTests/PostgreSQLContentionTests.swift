@@ -4,11 +4,11 @@ import TestSupport
 @testable import ObjectGraph
 @testable import ObjectGraphPostgreSQL
 
-/// What the PostgreSQL store does with concurrent transactions, other model versions and
-/// substring searches: a transaction the server aborts for another (serialization failure,
-/// deadlock) runs again a bounded number of times, then fails typed; a database of another
-/// model version is refused by name; a case-insensitive substring search reads a trigram
-/// index and treats `%` and `_` as themselves.
+/// What the PostgreSQL store does with concurrent transactions and substring searches: a
+/// transaction the server aborts for another (serialization failure, deadlock) runs again a
+/// bounded number of times, then fails typed; a case-insensitive substring search reads a
+/// trigram index and treats `%` and `_` as themselves. (Other model versions:
+/// `StoreMigrationTests`, on every shared store.)
 @Suite(.enabled(if: TestStore.isPostgreSQLAvailable, "PostgreSQL is not installed: see PostgreSQLAvailabilityTests"))
 struct PostgreSQLContentionTests {
     /// A connection of the test's own to the location's schema, for what a test does behind
@@ -69,18 +69,6 @@ struct PostgreSQLContentionTests {
         #expect(attempts == PostgreSQLTransactionRetry.attempts)
         #expect(try Self.connection(to: location).query("SELECT last_value FROM aborts").int(0, 0)
                 == Int64(PostgreSQLTransactionRetry.attempts))
-    }
-
-    @Test func aDatabaseOfAnotherModelVersionIsRefusedByName() throws {
-        let location = TestStore.postgreSQL.makeLocation()
-        _ = try location.coordinator()
-        let next = try ManagedObjectModel(entities: TestStack.model.entities.map(\.objectType), version: 2)
-        do {
-            _ = try location.coordinator(model: next)
-            Issue.record("a database of version 1 opened with a model of version 2")
-        } catch StoreError.migrationUnsupported(_, let stored, let model) {
-            #expect(stored == 1 && model == 2)
-        }
     }
 
     @Test func aSubstringSearchReadsTheTrigramIndexAndMatchesWildcardsLiterally() async throws {

@@ -111,20 +111,6 @@ struct PostgreSQLStoreTests {
         #expect(Set(transactions.flatMap(\.changes).map(\.objectID)) == Set(result.objectIDs))
     }
 
-    @Test func aDatabaseOfAnotherModelIsRefusedNamingTheDifference() throws {
-        let location = TestStore.postgreSQL.makeLocation()
-        _ = try location.coordinator()
-        let other = try ManagedObjectModel(entities: [OtherModel.Client.self])
-        #expect(throws: StoreError.self) { try location.coordinator(model: other) }
-        do {
-            _ = try location.coordinator(model: other)
-        } catch StoreError.incompatibleModel(_, let differences) {
-            #expect(!differences.isEmpty)
-        } catch {
-            Issue.record("expected incompatibleModel, got \(error)")
-        }
-    }
-
     @Test func whileTheServerIsDownSavesFailTypedAndAfterItsRestartTheyGoThrough() async throws {
         // A server of this test's own: the shared one serves the other tests meanwhile.
         let server = try PostgreSQLServer.start()
@@ -171,13 +157,5 @@ struct PostgreSQLStoreTests {
         let reader = ManagedObjectContext(.privateQueue, coordinator: try location.freshReader(of: coordinator))
         let read = try await reader.perform { try reader.existingObject(with: id, as: Client.self).createdAt }
         #expect(abs(read.timeIntervalSince(exact)) < 0.000_001)
-    }
-}
-
-/// A model whose Client differs from the test model's (an entity is named after its class).
-enum OtherModel {
-    final class Client: ManagedObject {
-        @Attribute var name: String
-        @Attribute var vatNumber: String
     }
 }

@@ -9,8 +9,8 @@ extension InvoicesStack {
     /// first use (once, even when several servers start together), every write records
     /// persistent history, and commits are announced with `NOTIFY`.
     ///
-    /// A database written by another version of the model is refused (migrations between
-    /// model versions run on SQLite files only).
+    /// A database of an earlier version of the model is migrated with the app's plan when its
+    /// stages only add; otherwise it is refused, naming what the stage would change.
     /// - Throws: ``StackError/store(path:_:)`` with ``StoreError/unreachable(location:reason:)``
     ///   when the server cannot be reached, or the store's reason for refusing the database.
     public convenience init(postgreSQL url: String, persist: PersistMode = .immediate,
@@ -24,9 +24,10 @@ extension InvoicesStack {
                      model: ManagedObjectModel?, schema: String? = nil,
                      timekeeper: Timekeeper = .continuous) throws(StackError) {
         try self.init(store: .postgreSQL(url: url), persist: persist, logger: logger, model: model,
-                      timekeeper: timekeeper) { coordinator, _ throws(StoreError) in
+                      timekeeper: timekeeper) { coordinator, plan throws(StoreError) in
             let store: PostgreSQLStore
             var configuration = PostgreSQLStore.Configuration(url: url, schema: schema, recordsHistory: true)
+            configuration.migrationPlan = plan
             configuration.substringSearchIndexes = Self.substringSearchIndexes.filter {
                 coordinator.model.entity(named: $0.entity)?.attribute(named: $0.attribute) != nil
             }
@@ -35,6 +36,8 @@ extension InvoicesStack {
                 try coordinator.addPersistentStore(store, postsRemoteChangeNotifications: true)
             } catch let error as StoreError {
                 throw error
+            } catch let error as MigrationError {
+                throw .incompatibleModel(path: StoreLocation.postgreSQL(url: url).description, differences: [error.description])
             } catch {
                 throw .unreachable(location: StoreLocation.postgreSQL(url: url).description, reason: "\(error)")
             }

@@ -42,7 +42,7 @@ enum StoreFailureReason {
         case .server, .unsupported:
             return "the database reported an error; the server's log has the details"
         case .notADatabase, .incompatibleModel, .storeAlreadyAdded, .noStore, .invalidConfiguration,
-             .fullTextSearchUnavailable, .migrationUnsupported:
+             .fullTextSearchUnavailable:
             return "the database is not set up for this server; whoever runs it should check its log"
         case .sqlite(let code, _, _):
             switch SQLiteResultCode.primary(code) {

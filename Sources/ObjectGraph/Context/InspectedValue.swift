@@ -21,7 +21,7 @@ public enum InspectedValue: Sendable, Hashable, CustomStringConvertible {
     /// A to-many relationship that is not loaded in this context (a relationship fault).
     case notLoaded
 
-    init(_ stored: StoredValue) {
+    package init(_ stored: StoredValue) {
         switch stored {
         case .null: self = .null
         case .bool(let v): self = .bool(v)

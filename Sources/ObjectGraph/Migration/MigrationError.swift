@@ -17,6 +17,9 @@ public enum MigrationError: Error, CustomStringConvertible, Sendable, Equatable 
     case backupFailed(path: String, reason: String)
     /// A stage failed; the failure names the stage and the object.
     case stageFailed(MigrationFailure)
+    /// The store changes its tables only by adding to them (PostgreSQL), and this stage of the
+    /// plan does more: each change is named. Nothing was written.
+    case changesNotAdditive(location: String, stage: String, changes: [String])
 
     public var description: String {
         switch self {
@@ -25,13 +28,15 @@ public enum MigrationError: Error, CustomStringConvertible, Sendable, Equatable 
         case .unknownVersion(let path, let fileVersion, let known):
             return "\(path) is at version \(fileVersion) of the model, which the migration plan does not list (it knows \(known.map(String.init).joined(separator: ", "))); the file was left untouched. Migrate it with an app version that knows \(fileVersion), or add that version to the plan."
         case .noMigrationPlan(let path, let fileVersion, let appVersion):
-            return "\(path) is at version \(fileVersion) of the model and the app at \(appVersion), but the store description has no migration plan; the file was left untouched. Set PersistentStoreDescription.migrationPlan."
+            return "\(path) is at version \(fileVersion) of the model and the app at \(appVersion), but the store has no migration plan; it was left untouched. Set PersistentStoreDescription.migrationPlan (PostgreSQLStore.Configuration.migrationPlan for a PostgreSQL store)."
         case .fileDoesNotMatchVersion(let path, let version, let differences):
             return "\(path) says it is at version \(version) of the model, but differs from that version: " + differences.joined(separator: "; ") + ". The file was left untouched; the model of version \(version) must not change once files of it exist."
         case .backupFailed(let path, let reason):
             return "The backup \(path) could not be written (\(reason)), so the migration did not start and the file was left untouched. Free space or permissions next to the store, then open it again."
         case .stageFailed(let failure):
             return failure.description
+        case .changesNotAdditive(let location, let stage, let changes):
+            return "The store at \(location) migrates only by adding (entities, attributes, relationships, defaults, uniqueness constraints), and migration stage \(stage) does more: " + changes.joined(separator: "; ") + ". Nothing was changed. Open it with the app version that wrote it, or make that version's change an addition (a new attribute beside the old one instead of a rename or a type change, data moved by the app itself); SQLite files run every stage."
         }
     }
 }

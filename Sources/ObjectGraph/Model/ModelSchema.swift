@@ -138,7 +138,7 @@ extension ModelSchema {
 }
 
 /// A schema change that can be applied to an existing store in place.
-enum SchemaAddition: Sendable, Equatable {
+package enum SchemaAddition: Sendable, Equatable {
     case entity(String)
     case attribute(entity: String, name: String)
 }

@@ -37,44 +37,19 @@ extension SQLiteStore {
             throw StoreError.incompatibleModel(path: db.path, differences: [
                 "the file has tables but no ObjectGraph metadata: it was not made by ObjectGraph"])
         }
-        let fileVersion = try recordedVersion(in: db)
-        if fileVersion > model.version {
-            throw MigrationError.newerVersion(path: db.path, fileVersion: fileVersion, appVersion: model.version)
+        let recorded = SchemaDecision.Recorded(version: try metadata("modelVersion", in: db),
+                                               hash: try metadata("modelHash", in: db), schema: schemaJSON)
+        switch try SchemaDecision.decide(recorded, model: model, plan: plan, location: db.path) {
+        case .upToDate: return .upToDate(identifier)
+        case .extend(let additions): return .migrate(identifier, additions)
+        case .migrateVersions(let fromVersion, let additions):
+            return .migrateVersions(identifier, fromVersion: fromVersion, additions: additions)
         }
-        let storedHash = try metadata("modelHash", in: db)
-        guard fileVersion == model.version else {
-            guard let plan else {
-                throw MigrationError.noMigrationPlan(path: db.path, fileVersion: fileVersion, appVersion: model.version)
-            }
-            guard let versionModel = plan.model(version: fileVersion) else {
-                throw MigrationError.unknownVersion(path: db.path, fileVersion: fileVersion, knownVersions: plan.versions)
-            }
-            if storedHash == versionModel.versionHash { return .migrateVersions(identifier, fromVersion: fileVersion, additions: []) }
-            let (additions, blockers) = versionModel.schema.migration(from: try recordedSchema(schemaJSON, in: db))
-            if !blockers.isEmpty {
-                throw MigrationError.fileDoesNotMatchVersion(path: db.path, version: fileVersion, differences: blockers)
-            }
-            return .migrateVersions(identifier, fromVersion: fileVersion, additions: additions)
-        }
-        if storedHash == model.versionHash { return .upToDate(identifier) }
-        let (additions, blockers) = model.schema.migration(from: try recordedSchema(schemaJSON, in: db))
-        if !blockers.isEmpty { throw StoreError.incompatibleModel(path: db.path, differences: blockers) }
-        return .migrate(identifier, additions)
     }
 
     /// The version the file records; 1 for a file written before versions were recorded.
     static func recordedVersion(in db: SQLiteConnection) throws -> Int {
-        guard let text = try metadata("modelVersion", in: db) else { return 1 }
-        guard let version = Int(text) else {
-            throw StoreError.incompatibleModel(path: db.path, differences: ["the recorded model version \"\(text)\" cannot be read"])
-        }
-        return version
-    }
-
-    private static func recordedSchema(_ json: String, in db: SQLiteConnection) throws -> ModelSchema {
-        do { return try JSONDecoder().decode(ModelSchema.self, from: Data(json.utf8)) } catch {
-            throw StoreError.incompatibleModel(path: db.path, differences: ["the recorded model cannot be read"])
-        }
+        try SchemaDecision.recordedVersion(try metadata("modelVersion", in: db), location: db.path)
     }
 
     /// Checks the file, then creates, extends or migrates the schema. Returns the store's
@@ -93,27 +68,12 @@ extension SQLiteStore {
         }
         let identifier: UUID
         switch plan {
-        case .create:
-            identifier = UUID()
-            if !isMemory { try db.execute("PRAGMA journal_mode = WAL") }
-            try db.execute("PRAGMA synchronous = NORMAL")
-            try db.transaction {
-                try db.execute("""
-                    CREATE TABLE _og_metadata (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-                    CREATE TABLE _og_sequence (entity TEXT PRIMARY KEY, max INTEGER NOT NULL);
-                    """)
-                for entity in model.entities { try createTable(entity, model: model, in: db) }
-                try writeMetadata(db, identifier: identifier, model: model)
-                try createMissingIndexes(model: model, in: db)
-            }
-            return (identifier, outcome)
         case .upToDate(let id):
             identifier = id
-        case .migrate(let id, let additions):
-            identifier = id
-            try db.transaction {
-                try applyAdditions(additions, model: model, in: db)
-                try writeMetadata(db, identifier: identifier, model: model)
+        case .create, .migrate:
+            if case .create = plan, !isMemory { try db.execute("PRAGMA journal_mode = WAL") }
+            identifier = try db.transaction {
+                try createOrExtend(db, model: model, plan: description.migrationPlan)
             }
         case .migrateVersions(_, let fromVersion, _):
             // Only without a plan, which inspectSchema refuses first; kept exhaustive.
@@ -123,6 +83,34 @@ extension SQLiteStore {
         try db.execute("PRAGMA synchronous = NORMAL")
         try createMissingIndexes(model: model, in: db)
         return (identifier, outcome)
+    }
+
+    /// Creates the tables, or adds what the file lacks of this version, inside the write lock:
+    /// the file is inspected again there, since another connection or process may have created
+    /// or extended it while this one waited (it then has nothing to do).
+    private static func createOrExtend(_ db: SQLiteConnection, model: ManagedObjectModel,
+                                       plan: MigrationPlan?) throws -> UUID {
+        switch try inspectSchema(db, model: model, plan: plan) {
+        case .create:
+            let identifier = UUID()
+            try db.execute("""
+                CREATE TABLE _og_metadata (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+                CREATE TABLE _og_sequence (entity TEXT PRIMARY KEY, max INTEGER NOT NULL);
+                """)
+            for entity in model.entities { try createTable(entity, model: model, in: db) }
+            try writeMetadata(db, identifier: identifier, model: model)
+            try createMissingIndexes(model: model, in: db)
+            return identifier
+        case .upToDate(let identifier):
+            return identifier
+        case .migrate(let identifier, let additions):
+            try applyAdditions(additions, model: model, in: db)
+            try writeMetadata(db, identifier: identifier, model: model)
+            return identifier
+        case .migrateVersions(_, let fromVersion, _):
+            // The version was this model's a moment ago; another process cannot lower it.
+            throw MigrationError.noMigrationPlan(path: db.path, fileVersion: fromVersion, appVersion: model.version)
+        }
     }
 
     /// Adds entities and optional attributes the file lacks.

@@ -36,9 +36,6 @@ public enum StoreError: Error, CustomStringConvertible, Sendable, Equatable {
     /// serialization failure or a deadlock, by SQLSTATE), and the store gave up after
     /// `attempts` tries. Nothing was written; retry in a moment.
     case contention(location: String, sqlState: String, attempts: Int)
-    /// The database holds another version of the model than the app's, and this store does not
-    /// migrate between versions (only SQLite files do). Nothing was changed.
-    case migrationUnsupported(location: String, storedVersion: Int, modelVersion: Int)
 
     /// SQLite's extended result code of a `.sqlite` error (``SQLiteResultCode`` names the
     /// ones ObjectGraph acts on).
@@ -58,7 +55,6 @@ public enum StoreError: Error, CustomStringConvertible, Sendable, Equatable {
         case .sqlite(let code, _, _): return Int(code)
         case .server: return 134060
         case .unreachable, .contention: return 134110
-        case .migrationUnsupported: return 134100
         }
     }
 
@@ -92,9 +88,6 @@ public enum StoreError: Error, CustomStringConvertible, Sendable, Equatable {
             return "The store cannot do this: \(what)"
         case .contention(let location, let state, let attempts):
             return "The database server at \(location) aborted the transaction \(attempts) times because of concurrent ones (SQLSTATE \(state)); nothing was written. Retry in a moment."
-        case .migrationUnsupported(let location, let stored, let model):
-            let which = stored > model ? "a newer version of the app" : "an earlier version of the app"
-            return "The database at \(location) holds version \(stored) of the model, written by \(which); this app has version \(model), and migrations between versions run on SQLite files only. Nothing was changed. Open it with the app of version \(stored), or start a new database."
         }
     }
 }

@@ -63,22 +63,13 @@ extension ManagedObjectModel {
     package func recordedSchema() throws -> String {
         String(decoding: try JSONEncoder().encode(schema), as: UTF8.self)
     }
+}
 
-    /// What separates a store's recorded schema (`modelSchema`) from this model's: the
-    /// entities and attributes it lacks (added in place), and the differences that cannot be
-    /// applied in place, in words. Nil when the recorded schema cannot be read.
-    package func differences(fromRecordedSchema json: String)
-        -> (addedEntities: [String], addedAttributes: [(entity: String, name: String)], blockers: [String])? {
-        guard let recorded = try? JSONDecoder().decode(ModelSchema.self, from: Data(json.utf8)) else { return nil }
-        let (additions, blockers) = schema.migration(from: recorded)
-        var entities: [String] = [], attributes: [(String, String)] = []
-        for addition in additions {
-            switch addition {
-            case .entity(let name): entities.append(name)
-            case .attribute(let entity, let name): attributes.append((entity, name))
-            }
-        }
-        return (entities, attributes, blockers)
+extension MigrationReport {
+    /// A migration a store ran (PostgreSQL writes no backup).
+    package static func make(fromVersion: Int, toVersion: Int, stages: [String], backup: URL?,
+                             duration: Duration) -> MigrationReport {
+        MigrationReport(fromVersion: fromVersion, toVersion: toVersion, stages: stages, backup: backup, duration: duration)
     }
 }
 

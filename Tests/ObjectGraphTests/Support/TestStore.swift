@@ -98,17 +98,20 @@ struct StoreLocation: Sendable {
         }
     }
 
-    /// A coordinator on the store. On a store that is not shared, only the first call
-    /// opens it: later ones would open another, empty store, so they throw.
+    /// A coordinator on the store (migrating it with `plan` when it is of an earlier version).
+    /// On a store that is not shared, only the first call opens it: later ones would open
+    /// another, empty store, so they throw.
     func coordinator(model: ManagedObjectModel = TestStack.model, recordsHistory: Bool = false,
-                     postsRemoteChangeNotifications: Bool = false) throws -> PersistentStoreCoordinator {
-        let description: PersistentStoreDescription
+                     postsRemoteChangeNotifications: Bool = false,
+                     plan: MigrationPlan? = nil) throws -> PersistentStoreCoordinator {
+        var description: PersistentStoreDescription
         switch store.kind {
         case .postgreSQL:
             let server = try PostgreSQLServer.shared.get()
             let coordinator = PersistentStoreCoordinator(model: model)
-            try coordinator.addPostgreSQLStore(.init(url: server.url(), schema: schema, recordsHistory: recordsHistory),
-                                               postsRemoteChangeNotifications: postsRemoteChangeNotifications)
+            var configuration = PostgreSQLStore.Configuration(url: server.url(), schema: schema, recordsHistory: recordsHistory)
+            configuration.migrationPlan = plan
+            try coordinator.addPostgreSQLStore(configuration, postsRemoteChangeNotifications: postsRemoteChangeNotifications)
             return coordinator
         case .sqliteFile:
             guard let url else { throw NotShared(store: store) }
@@ -121,6 +124,7 @@ struct StoreLocation: Sendable {
             memory.postsRemoteChangeNotifications = postsRemoteChangeNotifications
             description = memory
         }
+        description.migrationPlan = plan
         let coordinator = PersistentStoreCoordinator(model: model)
         try coordinator.addPersistentStore(description)
         return coordinator

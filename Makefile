@@ -133,7 +133,7 @@ bench-objectgraph: deps
 # Options: make bench-postgresql BENCH_ARGS="--scale 0.1 --rounds 3" (--libpq-insert rows).
 .PHONY: bench-postgresql
 bench-postgresql: deps
-	$(call install_missing,$(DEB_CLUSTER))
+	$(call install_missing,postgresql)
 	rm -f Benchmarks/.build/release.yaml
 	cd Benchmarks && $(SWIFT) build -c release --product objectgraph-bench \
 	  && .build/release/objectgraph-bench --store postgresql $(BENCH_ARGS)

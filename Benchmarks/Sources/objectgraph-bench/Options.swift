@@ -21,7 +21,7 @@ struct Options: Sendable {
         usage: objectgraph-bench [--rounds N] [--model seed002|dashboard] [--quick] [--scale F] [--no-memory]
                                  [--no-warm-up] [--json PATH] [--verbose]
                                  [--store sqlite|postgresql] [--pg-port N] [--libpq-insert copy|rows]
-               objectgraph-bench --profile MODEL ENGINE OPERATION [--quick]
+               objectgraph-bench --profile MODEL ENGINE OPERATION [--quick | --scale F] [--store postgresql]
           --rounds N    rounds (default 5); every round runs every engine once per operation,
                         in an order rotated by one each round
           --model M     one model only (default: both)

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// The benchmark's own PostgreSQL server: `scripts/cluster.sh start-postgresql` with a folder
 /// under the temporary directory and a loopback port of its own, never `.build-cluster/`.
@@ -33,10 +34,19 @@ struct PostgreSQLServer: Sendable {
 
     /// Stops the server by its PID and removes its folder; failures are logged, not thrown,
     /// so a failed run still reaches its end.
+    /// Once only: an interrupt and the run's own end (its connections broken by the stop)
+    /// may both call it, and the second waits for the first.
     func stop() {
-        do { try run("stop") } catch { log("warning: \(error)") }
-        do { try FileManager.default.removeItem(at: directory) } catch { log("warning: cannot remove \(directory.path): \(error)") }
+        Self.stopped.withLock { stopped in
+            guard !stopped else { return }
+            stopped = true
+            do { try run("stop") } catch { log("warning: \(error)") }
+            do { try FileManager.default.removeItem(at: directory) } catch { log("warning: cannot remove \(directory.path): \(error)") }
+        }
     }
+
+    /// One server per process.
+    private static let stopped = Mutex(false)
 
     /// Through `system` rather than Foundation's `Process`, whose wait on Linux can miss the
     /// child's end and hang.
@@ -47,8 +57,14 @@ struct PostgreSQLServer: Sendable {
         guard status == 0 else { throw HarnessError("scripts/cluster.sh \(command) ended with \(status); see \(directory.path)") }
     }
 
-    /// The main thread is busy running the benchmark, so the signals are handled on a queue.
+    /// The main thread is busy running the benchmark, so the signals are handled on a queue:
+    /// blocked in this thread (Dispatch's own threads block them), they stay pending until
+    /// Dispatch reads them, rather than go to a thread that would drop them.
     private func stopOnInterrupt() {
+        var blocked = sigset_t()
+        sigemptyset(&blocked)
+        for number in [SIGINT, SIGTERM] { sigaddset(&blocked, number) }
+        pthread_sigmask(SIG_BLOCK, &blocked, nil)
         for number in [SIGINT, SIGTERM] {
             signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global())

@@ -10,7 +10,8 @@ import Foundation
 ///   pipeline mode, the per-row statements ObjectGraph's save runs, without a wait per row.
 /// - Update: one prepared UPDATE per row, sent in pipeline mode (a sync per 1,000), so the
 ///   10,000 statements cost a few round trips, each row's result still checked.
-/// - Reads: one prepared query per look-up, as a request of an app would run it.
+/// - Reads: one prepared query per look-up, as a request of an app would run it; a client's
+///   row and its invoices' rows in one round trip (two queries, pipelined).
 ///
 /// The tables are ObjectGraph's (same names, `_pk` identity keys, no foreign key), so the
 /// harness checks both peers' databases with the same queries.
@@ -183,29 +184,50 @@ final class Seed002LibPQ: Workload {
         try connection.execute("COMMIT")
     }
 
+    /// The client's row and its invoices' rows are two prepared queries on the same key,
+    /// pipelined: one round trip per client.
     func fetchInvoicesOfClients(_ keys: [Int64]) throws -> Digest {
         let key = PGParameters(count: 1)
         var digest = Digest()
+        guard PQenterPipelineMode(handle) == 1 else { throw LibPQError(description: "pipeline mode: \(errorMessage)") }
+        defer { PQexitPipelineMode(handle) }
         for k in keys {
             key.set(0, k)
-            let row = try run("client", key)
-            defer { PQclear(row) }
+            // The relationship is the foreign key, served by Invoice_client.
+            for statement in ["client", "ofClient"] {
+                guard PQsendQueryPrepared(handle, statement, 1, key.values, key.lengths, key.formats, 1) == 1 else {
+                    throw LibPQError(description: "\(statement): \(errorMessage)")
+                }
+            }
+            guard PQpipelineSync(handle) == 1 else { throw LibPQError(description: "sync: \(errorMessage)") }
+            let row = try nextResult("client"), result = try nextResult("ofClient")
+            defer { PQclear(row); PQclear(result) }
+            let sync = PQgetResult(handle)
+            defer { PQclear(sync) }
+            guard PQresultStatus(sync) == PGRES_PIPELINE_SYNC else { throw LibPQError(description: "ofClient: no sync") }
             guard PQntuples(row) == 1, let city = PGBinary.text(row, 0, 1), let country = PGBinary.text(row, 0, 2),
                   let email = PGBinary.text(row, 0, 3), let name = PGBinary.text(row, 0, 4),
                   let number = PGBinary.text(row, 0, 5), let street = PGBinary.text(row, 0, 6),
                   let zip = PGBinary.text(row, 0, 7) else { throw HarnessError("no client \(k)") }
             let client = Seed002.Client(pk: PGBinary.int64(row, 0, 0), city: city, country: country, email: email,
                                         name: name, number: number, street: street, zip: zip)
-            // The relationship is the foreign key, served by Invoice_client.
-            key.set(0, client.pk)
-            let result = try run("ofClient", key)
-            defer { PQclear(result) }
             var invoices: [Seed002.Invoice] = []
             for index in 0..<PQntuples(result) { invoices.append(try readInvoice(result, index)) }
             client.add(to: &digest)
             for invoice in invoices { invoice.add(to: &digest) }
         }
         return digest
+    }
+
+    /// The result of the next query of a pipeline, and the NULL that ends it.
+    private func nextResult(_ statement: String) throws -> OpaquePointer {
+        let result = PQgetResult(handle)
+        do { try connection.check(result, statement) } catch { PQclear(result); throw error }
+        guard let result, PQgetResult(handle) == nil else {
+            PQclear(result)
+            throw LibPQError(description: "\(statement): not one result")
+        }
+        return result
     }
 
     /// Runs a prepared statement, binary results.

@@ -127,6 +127,17 @@ bench-objectgraph: deps
 	  && $(SWIFT) build -c release --product nesting-bench \
 	  && .build/release/objectgraph-bench $(BENCH_ARGS) && .build/release/nesting-bench
 
+# Issue 15: bench-objectgraph's operations on seed 002's model, ObjectGraph's PostgreSQL store
+# beside raw libpq (COPY, prepared statements, pipeline mode), on a server of its own
+# (scripts/cluster.sh, a folder under /tmp, port 18410, fsync off), stopped at the end.
+# Options: make bench-postgresql BENCH_ARGS="--scale 0.1 --rounds 3" (--libpq-insert rows).
+.PHONY: bench-postgresql
+bench-postgresql: deps
+	$(call install_missing,postgresql)
+	rm -f Benchmarks/.build/release.yaml
+	cd Benchmarks && $(SWIFT) build -c release --product objectgraph-bench \
+	  && .build/release/objectgraph-bench --store postgresql $(BENCH_ARGS)
+
 # Instructions per operation of bench-objectgraph's engines, counted by callgrind (valgrind).
 .PHONY: profile-objectgraph
 profile-objectgraph: deps

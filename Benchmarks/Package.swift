@@ -13,10 +13,15 @@ let package = Package(
     targets: [
         // Raw SQLite C API, for the baseline column.
         .systemLibrary(name: "CSQLiteBench", pkgConfig: "sqlite3"),
-        // ObjectGraph against raw SQLite and GRDB records.
+        // Raw libpq (Debian libpq-dev), the baseline of objectgraph-bench --store postgresql.
+        .systemLibrary(name: "CLibPQBench", pkgConfig: "libpq"),
+        // ObjectGraph against raw SQLite and GRDB records; with --store postgresql, ObjectGraph's
+        // PostgreSQL store against raw libpq (issue 15).
         .executableTarget(name: "objectgraph-bench", dependencies: [
             "CSQLiteBench",
+            "CLibPQBench",
             .product(name: "ObjectGraph", package: "Invoices"),
+            .product(name: "ObjectGraphPostgreSQL", package: "Invoices"),
             .product(name: "GRDB", package: "GRDB.swift"),
         ]),
         // Nested contexts: a child's save into its parent, and the main queue during a child fetch.

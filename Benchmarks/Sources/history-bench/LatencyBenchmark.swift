@@ -53,7 +53,7 @@ enum LatencyBenchmark {
             try await Task.sleep(for: .milliseconds(10))
         }
         watcher.cancel()
-        consumer.stop()
+        do { try consumer.stop() } catch { print("warning: the history consumer did not stop cleanly: \(error)") }
         try? consumer.unregister()
 
         var committed: [Int64: Int64] = [:]

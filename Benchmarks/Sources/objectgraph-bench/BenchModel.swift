@@ -42,6 +42,19 @@ protocol BenchModel {
     @MainActor static var engines: [Engine<Self>] { get }
     /// Checks a sample of the inserted rows value by value, through the harness's own connection.
     static func checkSample(_ db: SQLiteConnection, _ dataset: Dataset<Self>) throws
+    /// The engines on PostgreSQL (`--store postgresql`), in table order: raw libpq, ObjectGraph;
+    /// none for a model without them.
+    @MainActor static func postgreSQLEngines(insertsRows: Bool) -> [Engine<Self>]
+    /// The same check on a PostgreSQL database.
+    static func checkSample(_ db: LibPQConnection, _ dataset: Dataset<Self>) throws
+}
+
+extension BenchModel {
+    @MainActor static func postgreSQLEngines(insertsRows: Bool) -> [Engine<Self>] { [] }
+
+    static func checkSample(_ db: LibPQConnection, _ dataset: Dataset<Self>) throws {
+        throw HarnessError("\(key) has no PostgreSQL engines")
+    }
 }
 
 /// One engine's implementation of a model, known by a short key.

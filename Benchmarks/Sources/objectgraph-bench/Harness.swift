@@ -28,32 +28,34 @@ func measure<T>(_ body: () throws -> T) rethrows -> (T, Double) {
 ///
 /// - A round runs each operation for every engine before the next operation, in an order
 ///   rotated by one each round, so machine noise and warm-up spread over all engines.
-/// - Each round starts from fresh files (its insert makes them); the later operations of the
-///   round run on them, and the update's changes are expected by the reads after it.
+/// - Each round starts from fresh locations (files or databases, see Storage.swift; its insert
+///   fills them); the later operations of the round run on them, and the update's changes are
+///   expected by the reads after it.
 /// - `discardCachedObjects()` before every timed call; every read is checked against the
-///   generated data, every write against the file.
+///   generated data, every write against the store.
 /// - Round 0 (unless --no-warm-up) runs everything untimed.
 /// - Peak RSS: one child process per engine per round (Memory.swift).
 @MainActor
 final class Harness<Model: BenchModel> {
     let options: Options
     let dataset: Dataset<Model>
-    private let engines = Model.engines
-    private let directory: URL
+    private let engines: [Engine<Model>]
+    private let storage: any Storage
     private var samples: ModelSamples
+    /// Each engine's location in the current round.
+    private var locations: [String: String] = [:]
 
-    init(options: Options) throws {
+    init(options: Options, engines: [Engine<Model>], storage: any Storage) {
         self.options = options
+        self.engines = engines
+        self.storage = storage
         dataset = Dataset(sizes: options.sizes)
-        directory = FileManager.default.temporaryDirectory
-            .appendingPathComponent("objectgraph-bench-\(ProcessInfo.processInfo.processIdentifier)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         samples = ModelSamples(modelKey: Model.key, modelTitle: Model.title, sizes: options.sizes,
                                engines: engines.map { ($0.key, $0.title) })
     }
 
     func run() throws -> ModelSamples {
-        defer { try? FileManager.default.removeItem(at: directory) }
+        defer { storage.removeAll() }
         for round in (options.warmUp ? 0 : 1)...options.rounds {
             log("\(Model.key): round \(round)\(round == 0 ? " (warm-up, untimed)" : "")…")
             try runRound(round)
@@ -64,16 +66,21 @@ final class Harness<Model: BenchModel> {
     private func runRound(_ round: Int) throws {
         let order = rotated(engines, by: round)
         var expectations = Expectations(dataset)
+        // Workloads close before their locations go (the defers run in reverse).
+        defer {
+            for (_, location) in locations { storage.remove(location) }
+            locations = [:]
+        }
         var workloads: [String: any Workload<Model>] = [:]
         defer { for (_, workload) in workloads { try? workload.close() } }
         for engine in order {
-            let path = path(engine, round)
-            removeFiles(path)
-            let workload = try engine.open(path, true)
+            let location = try storage.freshLocation(engine.key, round: round, model: Model.key)
+            locations[engine.key] = location
+            let workload = try engine.open(location, true)
             workloads[engine.key] = workload
             workload.discardCachedObjects()
             let (_, ms) = try measure { try workload.insert(dataset) }
-            try DiskCheck.afterInsert(path: path, dataset: dataset)
+            try storage.checkAfterInsert(location, dataset: dataset)
             record(.insert, engine, round, ms)
         }
         try time(.fetchAll, order, workloads, round, expected: expectations.fetchAll) { try $0.fetchAllInvoices() }
@@ -85,7 +92,7 @@ final class Harness<Model: BenchModel> {
             guard let workload = workloads[engine.key] else { continue }
             workload.discardCachedObjects()
             let (_, ms) = try measure { try workload.update(update, invoices: dataset.updateKeys) }
-            try DiskCheck.afterUpdate(path: path(engine, round), notes: update.notes, count: dataset.updateKeys.count)
+            try storage.checkAfterUpdate(location(engine), notes: update.notes, count: dataset.updateKeys.count)
             record(.update, engine, round, ms)
         }
         expectations.apply(update, to: dataset.updateKeys)
@@ -96,13 +103,12 @@ final class Harness<Model: BenchModel> {
         workloads = [:]
         if options.measureMemory && round > 0 {
             for engine in order {
-                let result = try MemoryChild.spawn(model: Model.key, engine: engine.key, path: path(engine, round))
+                let result = try MemoryChild.spawn(model: Model.key, engine: engine.key, path: location(engine))
                 try check(result.digest, expectations.fetchAll, engine, .memory)
                 record(.memory, engine, round, Double(result.peakKiB))
                 if options.verbose { log("  round \(round) memory \(engine.key): baseline \(result.baselineKiB) KiB") }
             }
         }
-        for engine in order { removeFiles(path(engine, round)) }
     }
 
     private func time(_ operation: Operation, _ order: [Engine<Model>], _ workloads: [String: any Workload<Model>],
@@ -131,20 +137,12 @@ final class Harness<Model: BenchModel> {
         }
     }
 
-    private func path(_ engine: Engine<Model>, _ round: Int) -> String {
-        directory.appendingPathComponent("\(Model.key)-\(engine.key)-\(round).sqlite").path
-    }
+    private func location(_ engine: Engine<Model>) -> String { locations[engine.key] ?? "" }
 
     private func rotated<T>(_ items: [T], by offset: Int) -> [T] {
         guard !items.isEmpty else { return items }
         let k = offset % items.count
         return Array(items[k...] + items[..<k])
-    }
-}
-
-func removeFiles(_ path: String) {
-    for suffix in ["", "-wal", "-shm", "-journal"] {
-        try? FileManager.default.removeItem(atPath: path + suffix)
     }
 }
 

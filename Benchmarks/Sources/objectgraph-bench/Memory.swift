@@ -43,7 +43,7 @@ struct MemoryChildResult: Codable, Sendable {
 enum MemoryChild {
     static let flag = "--memory-child"
 
-    /// Child side: fetch all once on the file at `path`, the result on stdout.
+    /// Child side: fetch all once on the file (or `postgresql://` database) at `path`, the result on stdout.
     @MainActor
     static func run(model: String, engine: String, path: String) throws {
         switch model {
@@ -55,7 +55,8 @@ enum MemoryChild {
 
     @MainActor
     private static func run<Model: BenchModel>(_ model: Model.Type, engine key: String, path: String) throws {
-        guard let engine = Model.engines.first(where: { $0.key == key }) else { throw HarnessError("unknown engine \(key)") }
+        let engines = path.hasPrefix("postgresql://") ? Model.postgreSQLEngines(insertsRows: false) : Model.engines
+        guard let engine = engines.first(where: { $0.key == key }) else { throw HarnessError("unknown engine \(key)") }
         let workload = try engine.open(path, false)
         workload.discardCachedObjects()
         let peakWasReset = ProcessMemory.resetPeak()

@@ -9,15 +9,30 @@ struct Options: Sendable {
     var warmUp = true
     var verbose = false
     var jsonPath: String?
+    /// `postgresql`: ObjectGraph's PostgreSQL store against raw libpq, on a server of the run's own.
+    var store = StoreKind.sqlite
+    var postgreSQLPort = 18_410
+    /// The libpq peer's insert: one `COPY` per table (false), or prepared INSERTs per row.
+    var libpqInsertsRows = false
+
+    enum StoreKind: String, Sendable { case sqlite, postgresql }
 
     static let usage = """
-        usage: objectgraph-bench [--rounds N] [--model seed002|dashboard] [--quick] [--no-memory]
+        usage: objectgraph-bench [--rounds N] [--model seed002|dashboard] [--quick] [--scale F] [--no-memory]
                                  [--no-warm-up] [--json PATH] [--verbose]
-               objectgraph-bench --profile MODEL ENGINE OPERATION [--quick]
+                                 [--store sqlite|postgresql] [--pg-port N] [--libpq-insert copy|rows]
+               objectgraph-bench --profile MODEL ENGINE OPERATION [--quick | --scale F] [--store postgresql]
           --rounds N    rounds (default 5); every round runs every engine once per operation,
                         in an order rotated by one each round
           --model M     one model only (default: both)
           --quick       a tenth of the issue's sizes
+          --scale F     the issue's sizes times F (--quick is --scale 0.1)
+          --store S     sqlite (default): raw SQLite, GRDB, ObjectGraph; postgresql: raw libpq
+                        and ObjectGraph's PostgreSQL store, seed 002's model, on a server the
+                        run starts (scripts/cluster.sh, a folder under /tmp, fsync off) and stops
+          --pg-port N   that server's loopback port (default 18410)
+          --libpq-insert copy (default: COPY FROM STDIN, libpq's fastest load) or rows
+                        (prepared INSERTs in pipeline mode, ObjectGraph's statements per row)
           --no-memory   skip the peak-RSS children
           --no-warm-up  skip the untimed round 0
           --json PATH   also write every sample as JSON
@@ -43,6 +58,26 @@ struct Options: Sendable {
                 }
                 models = [value]
             case "--quick": sizes = .quick
+            case "--scale":
+                guard let value = iterator.next().flatMap(Double.init), value > 0, value <= 10 else {
+                    throw HarnessError("--scale needs a number in (0, 10]")
+                }
+                sizes = Sizes.standard.scaled(by: value)
+            case "--store":
+                guard let value = iterator.next().flatMap(StoreKind.init(rawValue:)) else {
+                    throw HarnessError("--store needs sqlite or postgresql")
+                }
+                store = value
+            case "--pg-port":
+                guard let value = iterator.next().flatMap(Int.init), (1024...65535).contains(value) else {
+                    throw HarnessError("--pg-port needs a port in 1024...65535")
+                }
+                postgreSQLPort = value
+            case "--libpq-insert":
+                guard let value = iterator.next(), ["copy", "rows"].contains(value) else {
+                    throw HarnessError("--libpq-insert needs copy or rows")
+                }
+                libpqInsertsRows = value == "rows"
             case "--no-memory": measureMemory = false
             case "--no-warm-up": warmUp = false
             case "--verbose": verbose = true
@@ -56,5 +91,18 @@ struct Options: Sendable {
                 throw HarnessError("unknown argument \(argument)\n\(Self.usage)")
             }
         }
+        if store == .postgresql {
+            guard models != ["dashboard"] else { throw HarnessError("--store postgresql runs seed 002's model only") }
+            models = ["seed002"]
+        }
+    }
+}
+
+extension Sizes {
+    /// Every size times `factor`, at least 1.
+    func scaled(by factor: Double) -> Sizes {
+        func scale(_ n: Int) -> Int { max(1, Int((Double(n) * factor).rounded())) }
+        return Sizes(clients: scale(clients), invoices: scale(invoices), lookups: scale(lookups), updates: scale(updates),
+                     relationshipClients: scale(relationshipClients))
     }
 }

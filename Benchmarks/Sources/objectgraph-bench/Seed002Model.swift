@@ -89,6 +89,13 @@ enum Seed002: BenchModel {
          Engine(key: "og", title: "ObjectGraph", open: { try Seed002ObjectGraph(path: $0, create: $1) })]
     }
 
+    /// On PostgreSQL (a database URL for a path): raw libpq (COPY, or with `insertsRows`
+    /// prepared INSERTs), and ObjectGraph's `PostgreSQLStore`.
+    @MainActor static func postgreSQLEngines(insertsRows: Bool) -> [Engine<Seed002>] {
+        [Engine(key: "raw", title: "raw libpq", open: { try Seed002LibPQ(url: $0, create: $1, insertsRows: insertsRows) }),
+         Engine(key: "og", title: "ObjectGraph", open: { url, _ in try Seed002ObjectGraph(postgreSQL: url) })]
+    }
+
     private static let places = [
         ("Paris", "France", "750"), ("Lyon", "France", "690"), ("Berlin", "Germany", "101"),
         ("Munich", "Germany", "803"), ("Madrid", "Spain", "280"), ("Lisbon", "Portugal", "110"),

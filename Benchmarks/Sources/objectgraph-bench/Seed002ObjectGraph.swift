@@ -35,12 +35,19 @@ final class Seed002ObjectGraph: Workload {
     private let coordinator: PersistentStoreCoordinator
     private var context: ManagedObjectContext
 
-    init(path: String, create: Bool) throws {
-        let model = try ManagedObjectModel(entities: [Client.self, Invoice.self])
-        coordinator = PersistentStoreCoordinator(model: model)
+    convenience init(path: String, create: Bool) throws {
+        let coordinator = PersistentStoreCoordinator(model: try Self.model())
         try coordinator.addPersistentStore(.sqlite(at: URL(fileURLWithPath: path)))
+        self.init(coordinator: coordinator)
+    }
+
+    /// On a coordinator whose store is added (SQLite here; PostgreSQL in +PostgreSQL.swift).
+    init(coordinator: PersistentStoreCoordinator) {
+        self.coordinator = coordinator
         context = ManagedObjectContext(.privateQueue, coordinator: coordinator)
     }
+
+    static func model() throws -> ManagedObjectModel { try ManagedObjectModel(entities: [Client.self, Invoice.self]) }
 
     func close() {}
 

@@ -61,18 +61,25 @@ final class PostgreSQLConnection {
     /// - Throws: ``StoreError/unsupported(_:)`` for a string holding U+0000, which PostgreSQL's
     ///   text cannot store (libpq would cut it there without a word).
     func query(_ fragment: SQLFragment) throws -> PostgreSQLResult {
-        try query(numbered: PostgreSQLPlaceholders.numbered(fragment.sql), fragment.bindings)
+        try execute(prepared: fragment.sql, numbering: true, fragment.bindings)
     }
 
     /// Runs SQL whose parameters are numbered already (`$1`, `$2`, …) as a prepared
     /// statement: for long statements made once (``PostgreSQLMultiRowInsert``), which need
     /// no renumbering per run.
     func query(numbered sql: String, _ bindings: [StoredValue]) throws -> PostgreSQLResult {
+        try execute(prepared: sql, numbering: false, bindings)
+    }
+
+    /// Runs `sql` as a prepared statement. Statements are found by the text ObjectGraph wrote
+    /// (`?` placeholders when `numbering`), so the renumbering runs once per statement and
+    /// connection, not per run: it was most of a save's client time.
+    private func execute(prepared sql: String, numbering: Bool, _ bindings: [StoredValue]) throws -> PostgreSQLResult {
         for case .string(let text) in bindings where text.utf8.contains(0) {
             throw StoreError.unsupported("PostgreSQL's text cannot hold the character U+0000 (NUL), found in \(text.debugDescription.prefix(60)); remove it, or store the value as Data")
         }
         try ensureConnected()
-        let name = try statementName(for: sql)
+        let name = try statementName(for: sql, numbering: numbering)
         let parameters = bindings.map(PostgreSQLValue.text)
         let result = Self.withCStrings(parameters) { values in
             PQexecPrepared(handle, name, Int32(values.count), values, nil, nil, 0)
@@ -150,12 +157,13 @@ final class PostgreSQLConnection {
         try check(result, sql: sessionSetup)
     }
 
-    private func statementName(for sql: String) throws -> String {
+    private func statementName(for sql: String, numbering: Bool) throws -> String {
         if let name = prepared[sql] { return name }
         let name = "og\(prepared.count)"
-        let result = PQprepare(handle, name, sql, 0, nil)
+        let text = numbering ? PostgreSQLPlaceholders.numbered(sql) : sql
+        let result = PQprepare(handle, name, text, 0, nil)
         defer { PQclear(result) }
-        try check(result, sql: sql)
+        try check(result, sql: text)
         prepared[sql] = name
         return name
     }

@@ -54,6 +54,36 @@ struct PostgreSQLSaveWriter: SaveWriter {
         }
     }
 
+    /// A save's new rows of one entity, many per statement (``PostgreSQLMultiRowInsert``): one
+    /// round trip per 512 rows rather than per row. A row a unique index refused is skipped
+    /// (`ON CONFLICT DO NOTHING`) and missing from what `RETURNING _pk` gives back.
+    func insert(_ entity: EntityDescription, rows: [SaveWriterRow]) throws -> (primaryKey: Int64, error: StoreError)? {
+        guard rows.count > 1 else {
+            guard let row = rows.first else { return nil }
+            do { try insert(entity, primaryKey: row.primaryKey, values: row.values) } catch let error as StoreError where isUniquenessFailure(error) {
+                return (row.primaryKey, error)
+            }
+            return nil
+        }
+        let table = store.table(for: entity)
+        let insert = store.saveInsert(for: entity)
+        var values: [StoredValue] = []
+        values.reserveCapacity(rows.count * insert.width)
+        for row in rows {
+            values.append(.int(row.primaryKey))
+            values.append(.int(1))
+            for column in table.columns { values.append(row.values[column.index]) }
+        }
+        var refused: Int64?
+        try insert.run(values, in: db) { result, range in
+            guard refused == nil, result.rowCount < range.count else { return }
+            let written = Set((0..<result.rowCount).map { result.int($0, 0) })
+            refused = rows[range].first { !written.contains($0.primaryKey) }?.primaryKey
+        }
+        return refused.map { ($0, StoreError.server(sqlState: PostgreSQLState.uniqueViolation,
+                                                    message: "a unique index already holds the row's values", sql: nil)) }
+    }
+
     /// An update that sets a property of a uniqueness constraint runs in a savepoint, rolled
     /// back when the index refuses it, so the transaction goes on; other updates need none.
     func update(_ entity: EntityDescription, primaryKey: Int64, values: [StoredValue], expected: Int64,

@@ -32,15 +32,15 @@ enum PostgreSQLHistorySchema {
 extension PostgreSQLStore {
     // MARK: Writing
 
-    /// Records a transaction and its changes inside the write transaction; nil when there
-    /// is nothing to record.
+    /// Records a transaction and its changes inside the write transaction, many rows per
+    /// statement (``PostgreSQLBatchHistoryWriter``, as batch requests do); nil when there is
+    /// nothing to record.
     func recordHistory(_ records: [HistoryRecord], author: String?, contextName: String?,
                        in db: PostgreSQLConnection) throws -> PersistentHistoryToken? {
         guard recordsHistory, !records.isEmpty else { return nil }
-        let number = try Self.insertHistoryTransaction(author: author, contextName: contextName,
-                                                       writerIdentity: writerIdentity, in: db)
-        for record in records { try append(record, transaction: number, in: db) }
-        return PersistentHistoryToken(storeIdentifier: identifier, transactionNumber: number)
+        var writer = PostgreSQLBatchHistoryWriter(store: self, db: db, author: author, contextName: contextName)
+        for record in records { try writer.append(record) }
+        return try writer.finish()
     }
 
     /// Takes the next transaction number (holding `_og_history_state`'s row lock until the
@@ -55,35 +55,6 @@ extension PostgreSQLStore {
                               contextName.map(StoredValue.string) ?? .null, .int(Int64(getpid())), .string(writerIdentity)]))
             """)
         return number
-    }
-
-    private func append(_ record: HistoryRecord, transaction number: Int64, in db: PostgreSQLConnection) throws {
-        let change = try db.query("""
-            INSERT INTO _og_history_change (txn, entity, pk, kind, updated)
-            VALUES (\(values: [.int(number), .string(record.entity), .int(record.primaryKey), .int(Int64(record.kind.rawValue)),
-                              record.updated.isEmpty ? .null : .string(record.updated.joined(separator: ","))])) RETURNING id
-            """).int(0, 0)
-        guard let entity = model.entity(named: record.entity) else { return }
-        var inValues = Set<String>()
-        for value in record.values {
-            guard value.index < entity.properties.count else { continue }
-            let property = entity.properties[value.index]
-            let (type, destination): (HistoryValueType, StoredValue)
-            switch property {
-            case .attribute(let a): (type, destination) = (HistoryValueType(a.type), .null)
-            case .relationship(let r): (type, destination) = (.reference, .string(r.destinationEntityName))
-            }
-            try db.run("""
-                INSERT INTO _og_history_value (change, property, type, destination, old, new)
-                VALUES (\(values: [.int(change), .string(property.name), .int(type.rawValue), destination,
-                                  Self.recordedText(value.old), Self.recordedText(value.new)]))
-                """)
-            inValues.insert(property.name)
-        }
-        // A preserved attribute that records values keeps its tombstone value there, once.
-        for (name, value) in record.tombstone ?? [:] where !inValues.contains(name) {
-            try db.run("INSERT INTO _og_history_tombstone (change, attribute, value) VALUES (\(values: [.int(change), .string(name), Self.recordedText(value)]))")
-        }
     }
 
     /// A value in its recorded form: its parameter text (a to-one destination's key).

@@ -59,6 +59,8 @@ public final class PostgreSQLStore: PersistentStore {
 
     let model: ManagedObjectModel
     let tables: [String: EntityTable]
+    /// ``saveInsert(for:)`` by entity name.
+    let saveInserts: [String: PostgreSQLMultiRowInsert]
     let pool: ConnectionPool<PostgreSQLConnection>
     /// Names this store's writer in history, so it can tell its own transactions from others'.
     let writerIdentity: String
@@ -85,9 +87,10 @@ public final class PostgreSQLStore: PersistentStore {
         var tables: [String: EntityTable] = [:]
         for entity in model.entities { tables[entity.name] = EntityTable(entity: entity) }
         self.tables = tables
+        saveInserts = tables.mapValues(Self.makeSaveInsert)
         let writer = try PostgreSQLConnection(conninfo: conninfo, location: location,
                                               sessionSetup: "SET client_min_messages TO warning;")
-        if let schema = configuration.schema { try writer.execute("CREATE SCHEMA IF NOT EXISTS \(SQLDialect.quote(schema))") }
+        if let schema = configuration.schema { try Self.createSchema(schema, on: writer) }
         try writer.execute(setup)
         let writerIdentity = UUID().uuidString
         self.writerIdentity = writerIdentity
@@ -105,6 +108,27 @@ public final class PostgreSQLStore: PersistentStore {
 
     deinit {
         listener.withLock { $0?.stop() }
+    }
+
+    /// Makes the schema unless it exists. `IF NOT EXISTS` is not safe against another
+    /// connection making it at the same moment (the catalog's unique index refuses the
+    /// second): that refusal means it exists now.
+    static func createSchema(_ schema: String, on db: PostgreSQLConnection) throws {
+        do {
+            try db.execute("CREATE SCHEMA IF NOT EXISTS \(SQLDialect.quote(schema))")
+        } catch StoreError.server(let state, _, _) where state == PostgreSQLState.uniqueViolation {
+            return
+        }
+    }
+
+    /// The multi-row insert of a save's new rows of `entity` (statements made once per store).
+    func saveInsert(for entity: EntityDescription) -> PostgreSQLMultiRowInsert {
+        saveInserts[entity.name] ?? Self.makeSaveInsert(table(for: entity))
+    }
+
+    static func makeSaveInsert(_ table: EntityTable) -> PostgreSQLMultiRowInsert {
+        PostgreSQLMultiRowInsert(into: table.table, columns: ["_pk", "_version"] + table.columns.map(\.name),
+                                 suffix: "ON CONFLICT DO NOTHING RETURNING _pk")
     }
 
     func table(for entity: EntityDescription) -> EntityTable {

@@ -92,6 +92,42 @@ import Testing
         #expect(names == ["First"])
     }
 
+    /// A store may write a save's new rows many per statement (PostgreSQL: 512): a clash deep
+    /// in a large save, against a stored row or another new row of the same save, still names
+    /// the row and its values, and nothing of the save lands.
+    @Test(arguments: TestStore.all) func aClashAmongManyNewRowsIsNamedAndNothingLands(_ store: TestStore) async throws {
+        let coordinator = try store.coordinator()
+        let context = ManagedObjectContext(.privateQueue, coordinator: coordinator)
+        try await context.perform {
+            let stored = Client(context: context)
+            stored.name = "Stored"
+            stored.email = "stored@example.com"
+            try context.save()
+            for clashing in ["stored@example.com", "twice@example.com"] {
+                var made: [Client] = []
+                for n in 0..<600 {
+                    let client = Client(context: context)
+                    client.name = "New \(n)"
+                    client.email = n == 550 || (clashing == "twice@example.com" && n == 20) ? clashing : "new\(n)@example.com"
+                    made.append(client)
+                }
+                do {
+                    try context.save()
+                    Issue.record("the save should have failed on \(clashing)")
+                } catch let SaveError.uniquenessViolation(violation) {
+                    #expect(violation.entity == "Client" && violation.properties == ["email"])
+                    #expect(violation.values == [.string(clashing)], "\(violation.values)")
+                }
+                let allTemporary = made.allSatisfy { $0.objectID.isTemporaryID }
+                #expect(allTemporary)
+                context.rollback()
+            }
+        }
+        let reader = ManagedObjectContext(.privateQueue, coordinator: coordinator)
+        let count = try await reader.perform { try reader.count(for: FetchRequest<Client>()) }
+        #expect(count == 1)
+    }
+
     @Test(arguments: TestStore.all) func asyncSaveWritesWithoutBlockingTheCaller(_ store: TestStore) async throws {
         let coordinator = try store.coordinator()
         let context = ManagedObjectContext(.privateQueue, coordinator: coordinator)

@@ -37,7 +37,7 @@ package struct SaveTransaction<Writer: SaveWriter> {
         result.written.reserveCapacity(request.inserts.count + request.updates.count)
         try assignPermanentKeys()
         try findUpserts()
-        for insert in request.inserts { try write(insert) }
+        try writeInserts()
         for update in request.updates { try write(update) }
         for delete in request.deletes { try write(delete) }
         if !conflicts.isEmpty { throw SaveError.mergeConflict(conflicts) }
@@ -114,22 +114,48 @@ package struct SaveTransaction<Writer: SaveWriter> {
 
     // MARK: Inserts
 
-    private mutating func write(_ insert: SaveRequest.Insert) throws {
-        guard let entity = writer.model.entity(named: insert.entity) else { return }
-        let id = try permanent(insert.id)
-        let values = try resolved(insert.values)
-        guard let pk = id.primaryKey else { throw SaveError.temporaryIDOutsideHierarchy(id) }
-        if let existing = upserts[insert.id] {
-            try writeUpsert(id: id, pk: pk, values: values, existing: existing, entity: entity)
-            return
+    /// An insert that writes a new row (not an upsert onto an existing one).
+    private struct NewRow {
+        let id: ObjectID
+        let entity: EntityDescription
+        let row: SaveWriterRow
+    }
+
+    /// Writes the inserts: upserts one by one, new rows grouped by entity (``SaveWriter/insert(_:rows:)``,
+    /// which a store may send many per statement), then their links and history in request order.
+    private mutating func writeInserts() throws {
+        var newRows: [NewRow] = []
+        newRows.reserveCapacity(request.inserts.count)
+        var entityOrder: [String] = []
+        var byEntity: [String: [Int]] = [:]
+        for insert in request.inserts {
+            guard let entity = writer.model.entity(named: insert.entity) else { continue }
+            let id = try permanent(insert.id)
+            let values = try resolved(insert.values)
+            guard let pk = id.primaryKey else { throw SaveError.temporaryIDOutsideHierarchy(id) }
+            if let existing = upserts[insert.id] {
+                try writeUpsert(id: id, pk: pk, values: values, existing: existing, entity: entity)
+                continue
+            }
+            if byEntity[entity.name] == nil { entityOrder.append(entity.name) }
+            byEntity[entity.name, default: []].append(newRows.count)
+            newRows.append(NewRow(id: id, entity: entity, row: SaveWriterRow(primaryKey: pk, values: values)))
         }
-        try uniquenessChecked(id: id, pk: pk, values: values, entity: entity) {
-            try writer.insert(entity, primaryKey: pk, values: values)
+        for name in entityOrder {
+            guard let indices = byEntity[name], let first = indices.first else { continue }
+            let entity = newRows[first].entity
+            guard let (refused, error) = try writer.insert(entity, rows: indices.map { newRows[$0].row }) else { continue }
+            guard let index = indices.first(where: { newRows[$0].row.primaryKey == refused }) else { throw SaveError.storeFailure(error) }
+            let clash = newRows[index]
+            try uniquenessChecked(id: clash.id, pk: refused, values: clash.row.values, entity: entity) { () throws -> Void in throw error }
         }
-        try writer.writeToMany(entity, primaryKey: pk, values: values, base: nil)
-        result.written[id] = RowSnapshot(values: values, version: 1)
-        record(HistoryRecord(entity: entity.name, primaryKey: pk, kind: .insert,
-                             values: HistoryRecord.values(of: entity, old: nil, new: values)))
+        for new in newRows {
+            let (entity, pk, values) = (new.entity, new.row.primaryKey, new.row.values)
+            try writer.writeToMany(entity, primaryKey: pk, values: values, base: nil)
+            result.written[new.id] = RowSnapshot(values: values, version: 1)
+            record(HistoryRecord(entity: entity.name, primaryKey: pk, kind: .insert,
+                                 values: HistoryRecord.values(of: entity, old: nil, new: values)))
+        }
     }
 
     private mutating func writeUpsert(id: ObjectID, pk: Int64, values: [StoredValue], existing: RowSnapshot,

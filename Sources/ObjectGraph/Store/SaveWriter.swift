@@ -30,6 +30,12 @@ package protocol SaveWriter {
     /// Inserts a row at version 1 (columns only; to-many relationships go by ``writeToMany``).
     func insert(_ entity: EntityDescription, primaryKey: Int64, values: [StoredValue]) throws
 
+    /// Inserts rows of one entity at version 1, as ``insert(_:primaryKey:values:)`` does each;
+    /// a writer may send them many per statement. Returns nil when every row was written,
+    /// else the first row a unique index refused, with the store's error (the save then fails
+    /// as a whole). The default writes them one by one.
+    func insert(_ entity: EntityDescription, rows: [SaveWriterRow]) throws -> (primaryKey: Int64, error: StoreError)?
+
     /// Writes the row if its version is still `expected`, incrementing it: every column, or
     /// only the properties in `only` (property indices, ascending). False when no row was at
     /// that version.
@@ -55,4 +61,23 @@ package protocol SaveWriter {
     /// The error of a write that found its row gone from under it inside its own transaction
     /// (another connection got past the store's lock).
     func busyError() -> StoreError
+}
+
+/// One row of ``SaveWriter/insert(_:rows:)``.
+package struct SaveWriterRow {
+    package let primaryKey: Int64
+    package let values: [StoredValue]
+}
+
+extension SaveWriter {
+    package func insert(_ entity: EntityDescription, rows: [SaveWriterRow]) throws -> (primaryKey: Int64, error: StoreError)? {
+        for row in rows {
+            do {
+                try insert(entity, primaryKey: row.primaryKey, values: row.values)
+            } catch let error as StoreError where isUniquenessFailure(error) {
+                return (row.primaryKey, error)
+            }
+        }
+        return nil
+    }
 }

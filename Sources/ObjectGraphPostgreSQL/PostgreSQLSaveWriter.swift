@@ -98,6 +98,13 @@ struct PostgreSQLSaveWriter: SaveWriter {
         return try savepoint { try db.run(update) > 0 }
     }
 
+    /// A save's updates of one entity setting the same columns, many per statement
+    /// (``PostgreSQLMultiRowUpdate``): one round trip per 512 rows rather than per row.
+    func update(_ entity: EntityDescription, rows: [SaveWriterUpdate], only properties: [Int]) throws -> Set<Int64> {
+        let table = store.table(for: entity)
+        return try store.saveUpdate(for: entity, positions: table.positions(of: properties)).run(rows, table: table, in: db)
+    }
+
     func currentRow(_ entity: EntityDescription, primaryKey: Int64) throws -> RowSnapshot? {
         let table = store.table(for: entity)
         let result = try db.query(table.select(primaryKey: primaryKey))

@@ -61,6 +61,8 @@ public final class PostgreSQLStore: PersistentStore {
     let tables: [String: EntityTable]
     /// ``saveInsert(for:)`` by entity name.
     let saveInserts: [String: PostgreSQLMultiRowInsert]
+    /// ``saveUpdate(for:positions:)`` by entity name and positions, made at first use.
+    private let saveUpdates = Mutex<[String: PostgreSQLMultiRowUpdate]>([:])
     let pool: ConnectionPool<PostgreSQLConnection>
     /// Names this store's writer in history, so it can tell its own transactions from others'.
     let writerIdentity: String
@@ -124,6 +126,15 @@ public final class PostgreSQLStore: PersistentStore {
     /// The multi-row insert of a save's new rows of `entity` (statements made once per store).
     func saveInsert(for entity: EntityDescription) -> PostgreSQLMultiRowInsert {
         saveInserts[entity.name] ?? Self.makeSaveInsert(table(for: entity))
+    }
+
+    /// The multi-row update of a save's rows of `entity` that set the columns at `positions`.
+    func saveUpdate(for entity: EntityDescription, positions: [Int]) -> PostgreSQLMultiRowUpdate {
+        let key = entity.name + positions.map { "," + String($0) }.joined()
+        if let made = saveUpdates.withLock({ $0[key] }) { return made }
+        let made = PostgreSQLMultiRowUpdate(table(for: entity), positions: positions)
+        saveUpdates.withLock { $0[key] = made }
+        return made
     }
 
     static func makeSaveInsert(_ table: EntityTable) -> PostgreSQLMultiRowInsert {

@@ -23,6 +23,8 @@ package struct SaveTransaction<Writer: SaveWriter> {
     private var conflicts: [MergeConflict] = []
     /// Inserts that became an existing row (an upsert under a trump policy): the row.
     private var upserts: [ObjectID: RowSnapshot] = [:]
+    /// Updates the writer wrote ahead of the update loop (``writeUpdatesAhead()``).
+    private var writtenAhead: Set<ObjectID> = []
 
     package init(writer: Writer, request: SaveRequest) {
         self.writer = writer
@@ -38,6 +40,7 @@ package struct SaveTransaction<Writer: SaveWriter> {
         try assignPermanentKeys()
         try findUpserts()
         try writeInserts()
+        try writeUpdatesAhead()
         for update in request.updates { try write(update) }
         for delete in request.deletes { try write(delete) }
         if !conflicts.isEmpty { throw SaveError.mergeConflict(conflicts) }
@@ -175,16 +178,50 @@ package struct SaveTransaction<Writer: SaveWriter> {
 
     // MARK: Updates
 
-    private mutating func write(_ update: SaveRequest.Update) throws {
-        guard let entity = writer.model.entity(named: update.entity), let pk = update.id.primaryKey else { return }
-        let values = try resolved(update.values)
-        // The stored columns (to-many relationships have none) that the save changed, ascending.
-        let changed = entity.properties.indices.filter { i in
+    /// The stored columns (to-many relationships have none) that the save changed, ascending.
+    private static func changedColumns(of update: SaveRequest.Update, entity: EntityDescription) -> [Int] {
+        entity.properties.indices.filter { i in
             if case .relationship(let r) = entity.properties[i], r.isToMany { return false }
             return i >= update.base.count || PropertyMerge.changedByUs(base: update.base[i], ours: update.values[i])
         }
-        let wrote = try uniquenessChecked(id: update.id, pk: pk, values: values, entity: entity) {
-            try writer.update(entity, primaryKey: pk, values: values, expected: update.expectedVersion, only: changed)
+    }
+
+    /// Updates of one entity that set the same columns.
+    private struct UpdateGroup {
+        let entity: EntityDescription
+        let changed: [Int]
+        var rows: [SaveWriterUpdate] = []
+        var ids: [Int64: ObjectID] = [:]
+    }
+
+    /// Hands the writer the updates it may write together: those of one entity setting the
+    /// same columns, none of a uniqueness constraint (a clash there must be named per row).
+    /// What it wrote, the update loop does not write again; the rest it writes one by one.
+    private mutating func writeUpdatesAhead() throws {
+        guard request.updates.count > 1 else { return }
+        var groups: [[Int]: [String: UpdateGroup]] = [:]
+        for update in request.updates {
+            guard let entity = writer.model.entity(named: update.entity), let pk = update.id.primaryKey else { continue }
+            let changed = Self.changedColumns(of: update, entity: entity)
+            guard !changed.isEmpty, entity.uniquenessPropertyIndices.allSatisfy({ Set($0).isDisjoint(with: changed) }) else { continue }
+            var group = groups[changed]?[entity.name] ?? UpdateGroup(entity: entity, changed: changed)
+            group.rows.append(SaveWriterUpdate(primaryKey: pk, values: try resolved(update.values), expected: update.expectedVersion))
+            group.ids[pk] = update.id
+            groups[changed, default: [:]][entity.name] = group
+        }
+        for group in groups.values.flatMap(\.values) where group.rows.count > 1 {
+            for pk in try writer.update(group.entity, rows: group.rows, only: group.changed) {
+                if let id = group.ids[pk] { writtenAhead.insert(id) }
+            }
+        }
+    }
+
+    private mutating func write(_ update: SaveRequest.Update) throws {
+        guard let entity = writer.model.entity(named: update.entity), let pk = update.id.primaryKey else { return }
+        let values = try resolved(update.values)
+        let wrote = try writtenAhead.contains(update.id) || uniquenessChecked(id: update.id, pk: pk, values: values, entity: entity) {
+            try writer.update(entity, primaryKey: pk, values: values, expected: update.expectedVersion,
+                              only: Self.changedColumns(of: update, entity: entity))
         }
         // What the row held before this write: the base, since the row is at the version the
         // base was read at when the first write succeeds (versions change with every write).

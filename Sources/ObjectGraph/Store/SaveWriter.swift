@@ -42,6 +42,13 @@ package protocol SaveWriter {
     func update(_ entity: EntityDescription, primaryKey: Int64, values: [StoredValue], expected: Int64,
                 only properties: [Int]?) throws -> Bool
 
+    /// Writes rows of one entity ahead of the save's update loop, as
+    /// ``update(_:primaryKey:values:expected:only:)`` does each, setting the same properties
+    /// `only` (none of a uniqueness constraint); returns the keys of the rows written (a row
+    /// at another version is left for the loop, which resolves it). A writer may send them
+    /// many per statement; the default writes none ahead.
+    func update(_ entity: EntityDescription, rows: [SaveWriterUpdate], only properties: [Int]) throws -> Set<Int64>
+
     /// The row as the store holds it now; nil when there is none.
     func currentRow(_ entity: EntityDescription, primaryKey: Int64) throws -> RowSnapshot?
 
@@ -63,6 +70,13 @@ package protocol SaveWriter {
     func busyError() -> StoreError
 }
 
+/// One row of ``SaveWriter/update(_:rows:only:)``: its values and the version its context read.
+package struct SaveWriterUpdate {
+    package let primaryKey: Int64
+    package let values: [StoredValue]
+    package let expected: Int64
+}
+
 /// One row of ``SaveWriter/insert(_:rows:)``.
 package struct SaveWriterRow {
     package let primaryKey: Int64
@@ -70,6 +84,10 @@ package struct SaveWriterRow {
 }
 
 extension SaveWriter {
+    package func update(_ entity: EntityDescription, rows: [SaveWriterUpdate], only properties: [Int]) throws -> Set<Int64> {
+        []
+    }
+
     package func insert(_ entity: EntityDescription, rows: [SaveWriterRow]) throws -> (primaryKey: Int64, error: StoreError)? {
         for row in rows {
             do {

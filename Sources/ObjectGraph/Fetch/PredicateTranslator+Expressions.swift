@@ -61,6 +61,8 @@ extension PredicateExpressions.OptionalFlatMap: SQLTranslatableExpression {
             // copies, which SQLite allows since each copy is its own scope.
             if case .scalar(.bool) = result.kind, !result.isNullable {
                 result.whenPresent = (optional.fragment, result.fragment)
+            } else {
+                result.whenPresent = nil   // an inner flatMap's would not test this optional
             }
             result.fragment = sql("CASE WHEN \(optional.fragment) IS NULL THEN NULL ELSE \(result.fragment) END")
         }

@@ -9,6 +9,9 @@ import ObjectGraph
 /// itself, as the same predicate does on SQLite and in memory; PostgreSQL's full-text search
 /// would match whole words only, and would answer differently from the other stores.
 ///
+/// Declare it in the model, once for every store: `@Attribute(.indexedForSubstringSearch)`
+/// (SQLite keeps an FTS5 trigram table instead). The configuration can add more:
+///
 /// ```swift
 /// var configuration = PostgreSQLStore.Configuration(url: url)
 /// configuration.substringSearchIndexes = [SubstringSearchIndex(entity: "Client", attribute: "name")]
@@ -26,11 +29,20 @@ public struct SubstringSearchIndex: Sendable, Hashable {
     /// The index's name in the database.
     var name: String { "\(entity)_\(attribute)_trgm" }
 
+    /// The indexes `model` declares with `@Attribute(.indexedForSubstringSearch)`.
+    static func declared(in model: ManagedObjectModel) -> [SubstringSearchIndex] {
+        model.entities.flatMap { entity in
+            entity.substringIndexedAttributes.map { SubstringSearchIndex(entity: entity.name, attribute: $0.name) }
+        }
+    }
+
     /// Creates the indexes that are missing (and the `pg_trgm` extension), inside the schema's
-    /// opening transaction.
+    /// opening transaction: those `model` declares, and `configured` besides.
     /// - Throws: ``StoreError/invalidConfiguration(_:)`` for an index of an unknown or
     ///   non-string attribute, ``StoreError/unsupported(_:)`` when `pg_trgm` is not installed.
-    static func create(_ indexes: [SubstringSearchIndex], model: ManagedObjectModel, in db: PostgreSQLConnection) throws {
+    static func create(_ configured: [SubstringSearchIndex], model: ManagedObjectModel, in db: PostgreSQLConnection) throws {
+        let declared = declared(in: model)
+        let indexes = declared + configured.filter { !declared.contains($0) }
         guard !indexes.isEmpty else { return }
         for index in indexes {
             guard let attribute = model.entity(named: index.entity)?.attribute(named: index.attribute),

@@ -70,4 +70,40 @@ import Testing
             #expect(!plan.contains("USE TEMP B-TREE FOR ORDER BY"), "\(sql): \(plan)")
         }
     }
+
+    @Test func aDatabaseWrittenBeforeTheSubstringIndexesGetsThemAndItsSearchesReadThem() async throws {
+        let url = TestFiles.database()
+        do {
+            let stack = try InvoicesStack(storeURL: url)
+            try await insert(into: stack) { context in
+                let client = context.makeClient("Initech Systems", email: "billing@initech.example", number: "C-7781")
+                context.makeInvoice("INI-2024-01", client: client, notes: "Quarterly TPS audit")
+                context.makeInvoice("OTHER-1", client: context.makeClient("Umbrella"))
+            }
+        }
+        // The file as the model before `.indexedForSubstringSearch` wrote it: same tables and
+        // hash, no trigram tables and no triggers filling them.
+        let hash = try query(url, "SELECT value FROM _og_metadata WHERE key = 'modelHash'")
+        for entity in ["Client", "Invoice"] {
+            for trigger in ["insert", "update", "delete"] { _ = try query(url, "DROP TRIGGER \"_og_trigram_\(entity)_\(trigger)\"") }
+            _ = try query(url, "DROP TABLE \"_og_trigram_\(entity)\"")
+        }
+        #expect(try query(url, "SELECT name FROM sqlite_master WHERE name LIKE '%trigram%'").isEmpty)
+
+        let reopened = try InvoicesStack(storeURL: url)
+        let searches = ["tps AUDIT", "initech", "2024-0", "c-778"]
+        var found: [[String]] = []
+        for term in searches {
+            found.append(try await reopened.invoicePage(InvoiceQuery(search: term)).items.compactMap(\.identifier))
+        }
+        #expect(found == [["INI-2024-01"], ["INI-2024-01"], ["INI-2024-01"], []])
+        let clients = try await reopened.clientPage(ClientQuery(search: "C-778")).items.map(\.name)
+        #expect(clients == ["Initech Systems"])
+        #expect(try query(url, "SELECT name FROM sqlite_master WHERE type = 'table' AND name IN ('_og_trigram_Client', '_og_trigram_Invoice') ORDER BY name")
+                == ["_og_trigram_Client", "_og_trigram_Invoice"])
+        #expect(try query(url, "SELECT value FROM _og_metadata WHERE key = 'modelHash'") == hash)
+        // The invoice search's plan reads the index (the statement the page runs, its term bound as NULL)
+        let plan = try query(url, #"EXPLAIN QUERY PLAN SELECT COUNT(*) FROM "Invoice" t0 WHERE ((t0._pk IN (SELECT rowid FROM "_og_trigram_Invoice" WHERE "_og_trigram_Invoice" MATCH ?) AND instr(lower(t0."identifier"), lower(?)) > 0))"#, column: 3)
+        #expect(plan.joined().contains("_og_trigram_Invoice VIRTUAL TABLE"), "\(plan)")
+    }
 }

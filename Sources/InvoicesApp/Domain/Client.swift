@@ -12,11 +12,11 @@ public final class Client: ManagedObject {
 
     /// The name invoices are addressed to (a company or a person). Indexed: the client list
     /// is sorted by it by default, and a page of 50 then reads 50 rows instead of sorting all.
-    @Attribute(.required, .singleLine, .maxLength(200), .indexed) public var name: String
+    @Attribute(.required, .singleLine, .maxLength(200), .indexed, .indexedForSubstringSearch) public var name: String
     /// Lower case (see ``EmailAddress/normalized(_:)``); unique among clients.
-    @Attribute(.unique, .singleLine, .maxLength(254)) public var email: String?
+    @Attribute(.unique, .singleLine, .maxLength(254), .indexedForSubstringSearch) public var email: String?
     /// The client's number in the user's own books ("C-0042").
-    @Attribute(.singleLine, .maxLength(40)) public var number: String?
+    @Attribute(.singleLine, .maxLength(40), .indexedForSubstringSearch) public var number: String?
     @Attribute(.singleLine, .maxLength(200)) public var street: String?
     @Attribute(.singleLine, .maxLength(20)) public var zip: String?
     @Attribute(.singleLine, .maxLength(100)) public var city: String?

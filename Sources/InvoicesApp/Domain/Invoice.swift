@@ -15,14 +15,14 @@ public final class Invoice: ManagedObject {
 
     /// The invoice number printed on it ("INV-2025-00042"); unique. Nil for a draft until it
     /// is sent: ``InvoiceNumbering`` gives it then (a number may also be typed, or imported).
-    @Attribute(.unique, .singleLine, .maxLength(64)) public var identifier: String?
+    @Attribute(.unique, .singleLine, .maxLength(64), .indexedForSubstringSearch) public var identifier: String?
     /// The total of the lines (nets and taxes), kept with the invoice by ``settleLines()`` so
     /// lists, totals, CSV and aggregates read it without loading every invoice's lines.
     /// At most 999,999,999,999,999.9999, so totals stay exact (see ``Money/maximumIntegerDigits``).
     @Attribute(.minimum(0), .maximum(Money.largestAmount)) public var amount: Decimal = 0
     /// An ISO 4217 code, upper case.
     @Attribute(.required, .singleLine) public var currency: String = "EUR"
-    @Attribute(.multiLine, .maxLength(2000)) public var notes: String?
+    @Attribute(.multiLine, .maxLength(2000), .indexedForSubstringSearch) public var notes: String?
     /// Indexed with the issue date (see ``indexes``).
     @Attribute public var status: InvoiceStatus = .draft
     /// Indexed: the invoice list's default order (newest first) reads the index backwards

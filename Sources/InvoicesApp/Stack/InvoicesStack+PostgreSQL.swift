@@ -26,11 +26,10 @@ extension InvoicesStack {
         try self.init(store: .postgreSQL(url: url), persist: persist, logger: logger, model: model,
                       timekeeper: timekeeper) { coordinator, plan throws(StoreError) in
             let store: PostgreSQLStore
+            // The list searches' trigram indexes are declared in the model
+            // (`.indexedForSubstringSearch`), for SQLite's store and this one alike.
             var configuration = PostgreSQLStore.Configuration(url: url, schema: schema, recordsHistory: true)
             configuration.migrationPlan = plan
-            configuration.substringSearchIndexes = Self.substringSearchIndexes.filter {
-                coordinator.model.entity(named: $0.entity)?.attribute(named: $0.attribute) != nil
-            }
             do {
                 store = try PostgreSQLStore(configuration, model: coordinator.model)
                 try coordinator.addPersistentStore(store, postsRemoteChangeNotifications: true)
@@ -44,17 +43,6 @@ extension InvoicesStack {
             return store
         }
     }
-
-    /// The columns the list searches read (``ManagedObjectContext/clientPredicate(search:)`` and
-    /// ``ManagedObjectContext/invoicePredicate(_:today:)``: case-insensitive substrings), each
-    /// with a trigram index on PostgreSQL. A client's name serves the invoice search by client.
-    static let substringSearchIndexes = [
-        SubstringSearchIndex(entity: "Client", attribute: "name"),
-        SubstringSearchIndex(entity: "Client", attribute: "email"),
-        SubstringSearchIndex(entity: "Client", attribute: "number"),
-        SubstringSearchIndex(entity: "Invoice", attribute: "identifier"),
-        SubstringSearchIndex(entity: "Invoice", attribute: "notes"),
-    ]
 
     /// Runs `body` alone among the processes sharing the store (a PostgreSQL advisory lock);
     /// on SQLite, the file's write lock already keeps a check-then-fill in one transaction

@@ -27,8 +27,11 @@ extension PredicateExpressions.StringLocalizedStandardContains: SQLTranslatableE
     func sqlOperand(in translation: PredicateTranslation) throws -> SQLOperand {
         // SQLite's lower() folds ASCII only: non-ASCII case and diacritics still differ, where
         // Swift ignores them (see PredicateTranslator's notes).
-        let (text, part) = try translation.searchable(translation.operand(root), translation.operand(other), self)
-        return .boolean(translation.dialect.containsIgnoringCase(text, part))
+        let textOperand = try translation.operand(root), partOperand = try translation.operand(other)
+        let (text, part) = try translation.searchable(textOperand, partOperand, self)
+        let scan = translation.dialect.containsIgnoringCase(text, part)
+        guard let lookup = translation.substringIndexLookup(textOperand, partOperand) else { return .boolean(scan) }
+        return .boolean(sql("(\(lookup) AND \(scan))"))
     }
 }
 
@@ -200,6 +203,11 @@ extension PredicateTranslation {
         switch step.kind {
         case .attribute(let type):
             result = SQLOperand(column, .scalar(type), isNullable: isOptional || owner.isNullable)
+            let rowKey: SQLFragment = switch reference {
+            case .alias(let alias): SQLFragment("\(raw: alias).\(raw: SQLSchema.primaryKeyColumn)")
+            case .key(let key): key
+            }
+            result.column = (step.entity, step.column, rowKey)
         case .toOne(let destination):
             result = SQLOperand(row: destination, .key(column), isNullable: true)
         case .toMany:

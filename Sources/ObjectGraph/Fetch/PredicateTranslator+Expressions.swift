@@ -59,8 +59,14 @@ extension PredicateExpressions.OptionalFlatMap: SQLTranslatableExpression {
             }
             // The optional's SQL appears twice; a subquery in it keeps its alias in both
             // copies, which SQLite allows since each copy is its own scope.
+            if case .scalar(.bool) = result.kind, !result.isNullable {
+                result.whenPresent = (optional.fragment, result.fragment)
+            } else {
+                result.whenPresent = nil   // an inner flatMap's would not test this optional
+            }
             result.fragment = sql("CASE WHEN \(optional.fragment) IS NULL THEN NULL ELSE \(result.fragment) END")
         }
+        result.column = nil
         result.isNullable = true
         result.propagatesNull = optional.propagatesNull
         return result
@@ -225,11 +231,21 @@ extension PredicateTranslation {
         }
         if case .null = rhs.kind { return .boolean(sql("(\(lhs.fragment) \(raw: negated ? "IS NOT" : "IS") NULL)")) }
         if case .null = lhs.kind { return .boolean(sql("(\(rhs.fragment) \(raw: negated ? "IS NOT" : "IS") NULL)")) }
+        if !negated, let test = Self.presentAndTrue(lhs, rhs) ?? Self.presentAndTrue(rhs, lhs) { return .boolean(test) }
         // `=` on NULL yields NULL; null-safe equality (SQLite's `IS`) is needed only when one
         // side can be nil (plain `=` keeps index use for the common case).
         let nullSafe = lhs.isNullable || rhs.isNullable
         let op = nullSafe ? dialect.nullSafeEquality(negated: negated) : (negated ? "!=" : "=")
         return .boolean(sql("(\(lhs.fragment) \(raw: op) \(rhs.fragment))"))
+    }
+
+    /// `optional?.test() == true` as `optional IS NOT NULL AND test`: the same rows as the
+    /// `CASE` form, in a shape SQL can plan with indexes (the test's own, or a substring
+    /// index's). Nil unless `value` is such a `flatMap` and `constant` a captured `true`.
+    private static func presentAndTrue(_ value: SQLOperand, _ constant: SQLOperand) -> SQLFragment? {
+        guard let (optional, condition) = value.whenPresent, constant.fragment.sql == "?",
+              constant.fragment.bindings == [.bool(true)] else { return nil }
+        return sql("(\(optional) IS NOT NULL AND \(condition))")
     }
 
     /// `<`, `<=`, `>`, `>=` on two values of one type.

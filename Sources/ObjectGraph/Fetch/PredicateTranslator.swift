@@ -174,6 +174,14 @@ struct SQLOperand {
     /// Whether the value is NULL whenever the optional it was reached from is nil (a column read
     /// through a to-one key): `flatMap` then needs no `CASE` to return nil for nil.
     var propagatesNull = false
+    /// For a stored attribute: its entity, its quoted column and the key of the row holding
+    /// it (`t0._pk`, or a to-one column), so a substring test can look the row up in the
+    /// attribute's substring index.
+    var column: (entity: String, column: String, rowKey: SQLFragment)?
+    /// For an optional's `flatMap` to a non-null condition (`CASE WHEN optional IS NULL THEN
+    /// NULL ELSE condition END`): the optional and the condition, so that `== true` can be
+    /// written as `optional IS NOT NULL AND condition`, which SQL can plan with indexes.
+    var whenPresent: (optional: SQLFragment, condition: SQLFragment)?
 
     init(_ fragment: SQLFragment, _ kind: Kind, isNullable: Bool) {
         self.fragment = fragment

@@ -8,6 +8,7 @@ import Foundation
 /// @Attribute(.multiLine) var notes: String?
 /// @Attribute(.minimum(0)) var amount: Decimal
 /// @Attribute(.multiLine, .searchable) var notes: String?
+/// @Attribute(.singleLine, .indexedForSubstringSearch) var identifier: String
 /// ```
 public enum AttributeConstraint: Sendable, Hashable {
     /// Not nil; for strings and data also not empty (strings: not only white space).
@@ -44,6 +45,13 @@ public enum AttributeConstraint: Sendable, Hashable {
     /// model's hash: the index is created, and filled from the rows already there, when the
     /// store opens. String attributes only.
     case searchable
+    /// The store keeps an index that finds the attribute's values by any part of them, so a
+    /// case-insensitive substring test (`localizedStandardContains` in a predicate) reads the
+    /// index instead of every row: on SQLite an FTS5 `trigram` table per entity, on
+    /// PostgreSQL a `pg_trgm` index on `lower(attribute)`. Results are exactly those of the
+    /// test without it. Like `indexed`, never part of the model's hash: the index is created,
+    /// and filled from the rows already there, when the store opens. String attributes only.
+    case indexedForSubstringSearch
     /// Persistent history keeps the attribute's value when the object is deleted (in the
     /// change's ``Tombstone``), so a consumer in another process can tell what was deleted:
     /// an email to forget, a file to remove. Like `indexed`, never part of the model's hash.

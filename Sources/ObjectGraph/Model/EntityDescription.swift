@@ -100,6 +100,12 @@ public final class EntityDescription: Sendable, CustomStringConvertible {
         searchableIndices.compactMap { if case .attribute(let a) = properties[$0] { return a } else { return nil } }
     }
 
+    /// The attributes declared `.indexedForSubstringSearch`, in declaration order: the columns
+    /// of the entity's substring index.
+    public var substringIndexedAttributes: [AttributeDescription] {
+        attributes.filter(\.isIndexedForSubstringSearch)
+    }
+
     public var relationships: [RelationshipDescription] {
         relationshipIndices.compactMap { if case .relationship(let r) = properties[$0] { return r } else { return nil } }
     }

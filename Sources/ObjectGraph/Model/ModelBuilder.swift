@@ -74,7 +74,9 @@ struct ModelBuilder {
         for (index, (name, declaration)) in zip(entity.propertyNames, entity.declarations).enumerated() {
             switch declaration {
             case let .attribute(type, isOptional, defaultValue, constraints):
-                if constraints.contains(.searchable) { try Self.checkSearchable(name, type: type, entity: entity.name) }
+                for option in [AttributeConstraint.searchable, .indexedForSubstringSearch] where constraints.contains(option) {
+                    try Self.checkIndexedText(name, type: type, entity: entity.name, option: option)
+                }
                 described.append(.attribute(AttributeDescription(
                     name: name, type: type, isOptional: isOptional, constraints: constraints, defaultValue: defaultValue,
                     recordsValuesInHistory: recordsAll || constraints.contains(.recordsValuesInHistory))))
@@ -101,15 +103,19 @@ struct ModelBuilder {
         return described
     }
 
-    /// A searchable attribute is text, and its name is not one FTS5 keeps for itself.
-    private static func checkSearchable(_ name: String, type: AttributeType, entity: String) throws {
+    /// An attribute with a text index (`.searchable`, `.indexedForSubstringSearch`: both FTS5
+    /// tables on SQLite) is text, and its name is not one FTS5 keeps for itself.
+    private static func checkIndexedText(_ name: String, type: AttributeType, entity: String,
+                                         option: AttributeConstraint) throws {
+        let (declared, what) = option == .searchable
+            ? (".searchable", "full-text search indexes") : (".indexedForSubstringSearch", "substring indexes hold")
         if type != .string {
             throw ModelError.unsupportedDeclaration(
-                entity: entity, reason: "\(name) is .searchable but holds \(type.rawValue) values; full-text search indexes String attributes only")
+                entity: entity, reason: "\(name) is \(declared) but holds \(type.rawValue) values; \(what) String attributes only")
         }
         if ["rank", "rowid"].contains(name.lowercased()) {
             throw ModelError.unsupportedDeclaration(
-                entity: entity, reason: "\(name) cannot be .searchable: FTS5 reserves the column names rank and rowid; rename the attribute")
+                entity: entity, reason: "\(name) cannot be \(declared): FTS5 reserves the column names rank and rowid; rename the attribute")
         }
     }
 

@@ -28,6 +28,8 @@ public struct AttributeDescription: Sendable, Hashable {
     public var isIndexed: Bool { constraints.contains(.indexed) }
     /// Whether the store's full-text index covers the attribute (`.searchable`).
     public var isSearchable: Bool { constraints.contains(.searchable) }
+    /// Whether the store keeps a substring index of the attribute (`.indexedForSubstringSearch`).
+    public var isIndexedForSubstringSearch: Bool { constraints.contains(.indexedForSubstringSearch) }
     public var isPreservedInHistoryOnDeletion: Bool { constraints.contains(.preservedInHistoryOnDeletion) }
 }
 

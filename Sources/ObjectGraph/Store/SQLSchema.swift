@@ -69,6 +69,10 @@ package enum SQLSchema {
     /// The full-text index of an entity with searchable attributes (see `SearchIndexTable`).
     package static func searchIndexName(_ entity: String) -> String { "_og_fts_\(entity)" }
 
+    /// The substring index of an entity with `.indexedForSubstringSearch` attributes (an FTS5
+    /// trigram table, see `SearchIndexTable(substringsOf:)`).
+    package static func substringIndexName(_ entity: String) -> String { "_og_trigram_\(entity)" }
+
     /// The join table's name, unquoted, from its two sides (`Entity.relationship`, sorted).
     package static func joinTableRawName(first: String, second: String) -> String { "_join_\(first)_\(second)" }
 

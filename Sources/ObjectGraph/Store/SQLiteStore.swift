@@ -43,6 +43,12 @@ final class SQLiteStore: PersistentStore {
     /// remade in a new shape, and filled from the rows): lets tests see that opening a file
     /// again rebuilds nothing.
     let builtSearchIndexes: [String]
+    /// The entities whose substring index this store built when it opened (see
+    /// `builtSearchIndexes`).
+    let builtSubstringIndexes: [String]
+    /// The dialect fetches translate to: SQLite's, reading the substring indexes the model
+    /// declares (they exist once the store is open).
+    let dialect: SQLDialect
 
     init(_ description: PersistentStoreDescription, model: ManagedObjectModel) throws {
         if let plan = description.migrationPlan,
@@ -88,7 +94,10 @@ final class SQLiteStore: PersistentStore {
             throw error
         }
         self.storeCode = ObjectID.storeCode(for: identifier)
-        self.builtSearchIndexes = try Self.prepareSearchIndexes(model: model, in: writer)
+        let built = try Self.prepareSearchIndexes(model: model, in: writer)
+        self.builtSearchIndexes = built.filter { $0.name == SQLSchema.searchIndexName($0.entity) }.map(\.entity)
+        self.builtSubstringIndexes = built.filter { $0.name == SQLSchema.substringIndexName($0.entity) }.map(\.entity)
+        self.dialect = SQLDialect.sqlite.readingSubstringIndexes(of: model)
         self.recordsHistory = try Self.prepareHistory(writer, requested: description.recordsHistory)
         let timeout = description.busyTimeout
         self.pool = ConnectionPool(
@@ -131,6 +140,9 @@ final class SQLiteStore: PersistentStore {
         self.migrationHistory = history
         // The migration's tables change under it: the indexes are made when the store opens after it.
         self.builtSearchIndexes = []
+        self.builtSubstringIndexes = []
+        // Nor are the substring indexes there to read yet: substring tests scan.
+        self.dialect = .sqlite
     }
 
     func table(for entity: EntityDescription) -> EntityTable {
@@ -141,7 +153,6 @@ final class SQLiteStore: PersistentStore {
 
     var location: String { path }
     var isShared: Bool { !isInMemory }
-    var dialect: SQLDialect { .sqlite }
     var executedReadQueries: Int { readQueryCount.load(ordering: .relaxed) }
 
     /// `PRAGMA data_version` on a connection of the signal's own; an in-memory database

@@ -27,6 +27,10 @@ import Foundation
 /// escaped in SQL, so the two mean the same; `LIKE` there can use a trigram index on
 /// `lower(column)` (`PostgreSQLStore.Configuration.substringSearchIndexes`), where a position
 /// test reads every row.
+/// On SQLite, a case-insensitive substring test of an attribute declared
+/// `.indexedForSubstringSearch` first looks its rows up in the entity's FTS5 trigram table
+/// (`SearchIndexTable(substringsOf:)`), then applies the same `instr` test to those rows
+/// only; a store's dialect lists the columns it can read so (``readingSubstringIndexes(of:)``).
 /// `RETURNING` is the same in both (SQLite has it since 3.35) and needs no entry.
 package struct SQLDialect: Sendable, Hashable, CustomStringConvertible {
     /// The database engines ObjectGraph speaks to.
@@ -36,9 +40,33 @@ package struct SQLDialect: Sendable, Hashable, CustomStringConvertible {
     }
 
     package let engine: Engine
+    /// The columns (`Entity` and quoted column) whose substring tests read an FTS5 trigram
+    /// table; empty: every substring test scans.
+    private var substringIndexedColumns: Set<[String]> = []
 
     package static let sqlite = SQLDialect(engine: .sqlite)
     package static let postgreSQL = SQLDialect(engine: .postgreSQL)
+
+    private init(engine: Engine) { self.engine = engine }
+
+    /// This dialect, with the substring tests of `model`'s `.indexedForSubstringSearch`
+    /// attributes reading their index (SQLite only: PostgreSQL's `LIKE` on `lower()` reads a
+    /// trigram index by itself). For a store whose indexes exist.
+    package func readingSubstringIndexes(of model: ManagedObjectModel) -> SQLDialect {
+        guard engine == .sqlite else { return self }
+        var dialect = self
+        for entity in model.entities {
+            for attribute in entity.substringIndexedAttributes {
+                dialect.substringIndexedColumns.insert([entity.name, Self.quote(attribute.name)])
+            }
+        }
+        return dialect
+    }
+
+    /// The quoted substring index that holds `column` (quoted) of `entity`, or nil.
+    package func substringIndex(entity: String, column: String) -> String? {
+        substringIndexedColumns.contains([entity, column]) ? Self.quote(SQLSchema.substringIndexName(entity)) : nil
+    }
 
     package var description: String { engine.rawValue }
 

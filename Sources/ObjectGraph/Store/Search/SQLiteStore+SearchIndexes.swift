@@ -1,19 +1,23 @@
+import CSQLite
 import Foundation
 
 /// Making the file's full-text indexes match the model's `.searchable` declarations when the
 /// store opens.
 extension SQLiteStore {
     /// Creates each declared index the file lacks, or holds in another shape (other columns,
-    /// a missing trigger), and fills it from the entity's rows, all in one write transaction.
-    /// An index already in its declared shape is left alone, so opening a file again writes
-    /// nothing. An entity that declares no searchable attribute keeps any index the file has
-    /// (a model of another version may still search it; its triggers keep it in step).
+    /// a missing trigger), and fills it from the entity's rows, all in one write transaction:
+    /// the full-text indexes of `.searchable` attributes and the substring indexes of
+    /// `.indexedForSubstringSearch` ones. An index already in its declared shape is left
+    /// alone, so opening a file again writes nothing. An entity that declares no such
+    /// attribute keeps any index the file has (a model of another version may still search
+    /// it; its triggers keep it in step).
     ///
-    /// - Returns: the names of the entities whose index was built.
+    /// - Returns: the indexes that were built.
     /// - Throws: ``StoreError/busy(path:timeout:)`` when another process holds the write
     ///   lock past the busy timeout.
-    static func prepareSearchIndexes(model: ManagedObjectModel, in db: SQLiteConnection) throws -> [String] {
+    static func prepareSearchIndexes(model: ManagedObjectModel, in db: SQLiteConnection) throws -> [SearchIndexTable] {
         let declared = model.entities.compactMap(SearchIndexTable.init(entity:))
+            + model.entities.compactMap(SearchIndexTable.init(substringsOf:))
         guard !declared.isEmpty else { return [] }
         guard try !outdatedIndexes(declared, in: db).isEmpty else { return [] }
         return try db.transaction {
@@ -21,7 +25,7 @@ extension SQLiteStore {
             // may have just built them.
             let outdated = try outdatedIndexes(declared, in: db)
             for index in outdated { try build(index, in: db) }
-            return outdated.map(\.entity)
+            return outdated
         }
     }
 
@@ -30,8 +34,12 @@ extension SQLiteStore {
     /// - Throws: ``StoreError/fullTextSearchUnavailable(path:)`` when the model declares
     ///   searchable attributes and this SQLite was built without FTS5.
     static func requireFullTextSearch(for model: ManagedObjectModel, in db: SQLiteConnection) throws {
-        guard model.entities.contains(where: { !$0.searchableIndices.isEmpty }) else { return }
+        let substrings = model.entities.contains { !$0.substringIndexedAttributes.isEmpty }
+        guard substrings || model.entities.contains(where: { !$0.searchableIndices.isEmpty }) else { return }
         try requireFullTextSearch(compileOptions: compileOptions(of: db), path: db.path)
+        if substrings && !SearchIndexTable.hasTrigramTokenizer {
+            throw StoreError.unsupported("\(db.path) cannot be opened with this model: it declares .indexedForSubstringSearch attributes, which need the trigram tokenizer of SQLite 3.34 or later, and this process uses SQLite \(String(cString: sqlite3_libversion())). Use a newer SQLite, or remove .indexedForSubstringSearch from the model. Nothing was written to the file.")
+        }
     }
 
     /// Throws unless `compileOptions` (as `PRAGMA compile_options` lists them) include FTS5.
@@ -51,7 +59,7 @@ extension SQLiteStore {
 
     /// The declared indexes whose table or triggers the file lacks, or holds with other SQL.
     private static func outdatedIndexes(_ declared: [SearchIndexTable], in db: SQLiteConnection) throws -> [SearchIndexTable] {
-        let statement = try db.statement("SELECT name, sql FROM sqlite_master WHERE type IN ('table', 'trigger') AND name LIKE '\\_og\\_fts\\_%' ESCAPE '\\'")
+        let statement = try db.statement("SELECT name, sql FROM sqlite_master WHERE type IN ('table', 'trigger') AND (name LIKE '\\_og\\_fts\\_%' ESCAPE '\\' OR name LIKE '\\_og\\_trigram\\_%' ESCAPE '\\')")
         defer { statement.reset() }
         var existing: [String: String] = [:]
         while try statement.step() {

@@ -44,20 +44,26 @@ struct SearchIndexTable: Sendable {
     init?(entity: EntityDescription) {
         let attributes = entity.searchableAttributes
         guard !attributes.isEmpty else { return nil }
-        self.entity = entity.name
-        name = SQLSchema.searchIndexName(entity.name)
+        self.init(entity: entity.name, name: SQLSchema.searchIndexName(entity.name),
+                  columns: attributes.map(\.name), tokenizer: Self.tokenizer)
+    }
+
+    /// An FTS5 table named `name` over `columns` of `entity`'s table, with its triggers.
+    init(entity: String, name: String, columns names: [String], tokenizer: String) {
+        self.entity = entity
+        self.name = name
         table = SQLSchema.quote(name)
-        let content = SQLSchema.table(entity)
-        let columns = attributes.map { SQLSchema.quote($0.name) }
+        let content = SQLSchema.quote(entity)
+        let columns = names.map { SQLSchema.quote($0) }
         let list = columns.joined(separator: ", ")
         let newValues = columns.map { "new.\($0)" }.joined(separator: ", ")
         let oldValues = columns.map { "old.\($0)" }.joined(separator: ", ")
         let add = "INSERT INTO \(table)(rowid, \(list)) VALUES (new._pk, \(newValues));"
         let remove = "INSERT INTO \(table)(\(table), rowid, \(list)) VALUES ('delete', old._pk, \(oldValues));"
         let changed = (["_pk"] + columns).map { "old.\($0) IS NOT new.\($0)" }.joined(separator: " OR ")
-        let literal = "'" + entity.name.replacingOccurrences(of: "'", with: "''") + "'"
+        let literal = "'" + entity.replacingOccurrences(of: "'", with: "''") + "'"
         schema = [
-            (name, "CREATE VIRTUAL TABLE \(table) USING fts5(\(list), content=\(literal), content_rowid='_pk', tokenize='\(Self.tokenizer)')"),
+            (name, "CREATE VIRTUAL TABLE \(table) USING fts5(\(list), content=\(literal), content_rowid='_pk', tokenize='\(tokenizer)')"),
             (name + "_insert", "CREATE TRIGGER \(SQLSchema.quote(name + "_insert")) AFTER INSERT ON \(content) BEGIN \(add) END"),
             (name + "_delete", "CREATE TRIGGER \(SQLSchema.quote(name + "_delete")) AFTER DELETE ON \(content) BEGIN \(remove) END"),
             (name + "_update", "CREATE TRIGGER \(SQLSchema.quote(name + "_update")) AFTER UPDATE OF _pk, \(list) ON \(content) WHEN \(changed) BEGIN \(remove) \(add) END"),

@@ -13,6 +13,7 @@ import Testing
     /// through the test VFS; writer (root) and main (main queue) over it.
     struct Stack {
         let directory: String
+        let url: URL
         let writer: ManagedObjectContext
         let main: ManagedObjectContext
         let clientID: ObjectID
@@ -20,6 +21,7 @@ import Testing
         init() async throws {
             #expect(og_failing_vfs_register() == SQLITE_OK)
             let url = TestStack.fileURL()
+            self.url = url
             directory = url.deletingLastPathComponent().path
             let seeding = ManagedObjectContext(.privateQueue, coordinator: try TestStack.coordinator(at: url))
             clientID = try await seeding.perform {
@@ -41,6 +43,18 @@ import Testing
             main = ManagedObjectContext(.mainQueue, parent: writer, name: "main")
         }
 
+        /// Commits a row through a coordinator of its own, so that every connection of the
+        /// stack drops the pages it holds (the file changed) and its next read reaches the
+        /// file: otherwise a reader connection that read those pages before (opening the
+        /// store) may answer from its page cache, and nothing waits at the gate.
+        func changeTheFile() async throws {
+            let other = ManagedObjectContext(.privateQueue, coordinator: try TestStack.coordinator(at: url))
+            try await other.perform {
+                Client(context: other).name = "Elsewhere"
+                try other.save()
+            }
+        }
+
         /// A reading context for one read, as the dashboard makes them.
         func reader() -> ManagedObjectContext { ManagedObjectContext(.privateQueue, parent: main, name: "read") }
     }
@@ -51,6 +65,7 @@ import Testing
     /// main queue held by the read fails the test instead of hanging it.
     private func whileHeld<R: Sendable>(_ stack: Stack, _ read: @escaping @Sendable (ManagedObjectContext) throws -> R)
         async throws -> (mainRanWhileHeld: Bool, result: R) {
+        try await stack.changeTheFile()
         og_failing_vfs_hold_reads(stack.directory)
         defer { og_failing_vfs_hold_reads(nil) }
         let reader = stack.reader()

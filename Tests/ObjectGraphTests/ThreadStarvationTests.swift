@@ -47,14 +47,24 @@ import Testing
         #expect(finished == 401)
     }
 
+    /// Places freed at the same moment start their waiters on several threads at once; the
+    /// blocks of one context must still reach its queue in the order they were scheduled.
+    /// Many rounds, so that two releases racing is likely (TSan's slowness made it show).
     @Test func blocksOfOneNestedContextKeepTheirOrderWhileTheyWaitForAPlace() async throws {
         let (_, main) = try Self.stack(limit: 2)
-        let busy = (0..<8).map { main.newChildContext(name: "busy \($0)") }
-        let ordered = main.newChildContext(name: "ordered")
-        let log = Locked<[Int]>([])
-        for context in busy { Self.schedule(on: context) { usleep(2_000) } }      // the places are taken
-        for n in 0..<50 { Self.schedule(on: ordered) { log.withLock { $0.append(n) } } }
-        await ordered.perform(schedule: .enqueued) {}
-        #expect(log.withLock { $0 } == Array(0..<50))
+        for round in 0..<20 {
+            let busy = (0..<8).map { main.newChildContext(name: "busy \($0)") }
+            let ordered = main.newChildContext(name: "ordered")
+            let log = Locked<[Int]>([])
+            for context in busy { Self.schedule(on: context) { usleep(1_000) } }      // the places are taken
+            for n in 0..<50 {
+                Self.schedule(on: ordered) { log.withLock { $0.append(n) } }
+                if n % 10 == 0, let other = busy.randomElement() { Self.schedule(on: other) { usleep(200) } }
+            }
+            await ordered.perform(schedule: .enqueued) {}
+            let seen = log.withLock { $0 }
+            #expect(seen == Array(0..<50), "round \(round)")
+            if seen != Array(0..<50) { break }
+        }
     }
 }

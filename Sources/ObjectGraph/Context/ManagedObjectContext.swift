@@ -93,6 +93,8 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
     /// Orders the saves through to the store (`saveToStore()`, `save(into:)`) of the contexts
     /// whose root this is: one at a time, in arrival order. Used on root contexts only.
     let saveThroughGate = AsyncSerialGate()
+    /// This context's blocks waiting for a place among the coordinator's nested blocks.
+    let nestedBlocks = NestedBlockQueue()
     /// Subscribers of `changes`. Guarded by its mutex.
     let changeSubscribers = Locked<[UUID: AsyncStream<ChangeSet>.Continuation]>([:])
 
@@ -239,13 +241,7 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
             queue.async(execute: work)
             return
         }
-        let limiter = persistentStoreCoordinator.nestedBlocks
-        limiter.acquire { [queue] in
-            queue.async {
-                work()
-                limiter.release()
-            }
-        }
+        nestedBlocks.submit(work, to: queue, limiter: persistentStoreCoordinator.nestedBlocks)
     }
 
     /// Runs `block` on the context's queue and waits for it. Reentrant: called from inside

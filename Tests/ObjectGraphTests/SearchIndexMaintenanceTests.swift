@@ -108,11 +108,12 @@ import Testing
         #expect(raw.searchIndexIsInStep("Invoice") && raw.searchIndexIsInStep("Client"))
     }
 
-    @Test func anotherCoordinatorsSavesAreFoundAtOnce() async throws {
-        // Given two coordinators on one file
-        let url = TestStack.fileURL()
-        let reader = ManagedObjectContext(.privateQueue, coordinator: try SearchStack.coordinator(at: url))
-        let writer = ManagedObjectContext(.privateQueue, coordinator: try SearchStack.coordinator(at: url))
+    @Test(arguments: TestStore.shared) func anotherCoordinatorsSavesAreFoundAtOnce(_ store: TestStore) async throws {
+        // Given two coordinators on one store
+        let location = store.makeLocation()
+        defer { location.cleanUp() }
+        let reader = ManagedObjectContext(.privateQueue, coordinator: try location.coordinator(model: Indexed.model))
+        let writer = ManagedObjectContext(.privateQueue, coordinator: try location.coordinator(model: Indexed.model))
         #expect(try await SearchStack.identifiers(reader, "zeppelin").isEmpty)
 
         // When one saves an invoice

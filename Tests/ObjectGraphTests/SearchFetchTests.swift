@@ -100,4 +100,14 @@ import Testing
         }
         #expect(names == ["Globex"])
     }
+
+    @Test(arguments: TestStore.all) func aPhraseDoesNotRunFromOneAttributeIntoTheNext(_ store: TestStore) async throws {
+        // Given an invoice whose identifier ends with a word and whose notes begin with another
+        let context = ManagedObjectContext(.privateQueue, coordinator: try store.coordinator(model: Indexed.model))
+        try await SearchStack.seed(context, client: "Acme", invoices: [("ACME", "widgets resold")])
+        // Then both words are found, but not as a phrase across the two attributes
+        #expect(try await SearchStack.identifiers(context, "acme widgets") == ["ACME"])
+        #expect(try await SearchStack.identifiers(context, "widgets-resold") == ["ACME"])
+        #expect(try await SearchStack.identifiers(context, "acme-widgets").isEmpty)
+    }
 }

@@ -1,0 +1,95 @@
+import Foundation
+import Testing
+import TestSupport
+@testable import ObjectGraph
+@testable import ObjectGraphPostgreSQL
+
+/// What full-text search does on PostgreSQL beyond what the search suites check on every
+/// store: the search reads the GIN index, a database written before the declaration gets the
+/// index when it appears, and no typed text makes the server report an error.
+@Suite(.enabled(if: TestStore.isPostgreSQLAvailable, "PostgreSQL is not installed: see PostgreSQLAvailabilityTests"))
+struct PostgreSQLFullTextSearchTests {
+    @Test func theSearchConditionReadsTheGINIndex() async throws {
+        // Given a store with searchable invoices
+        let location = TestStore.postgreSQL.makeLocation()
+        let context = ManagedObjectContext(.privateQueue, coordinator: try location.coordinator(model: Indexed.model))
+        try await SearchStack.seed(context, client: "Acme", invoices: [("A-1", "acme widgets"), ("A-2", "gizmos")])
+
+        // When the condition and rank a fetch sends are planned, sequential scans discouraged
+        // (the table is small)
+        let entity = try #require(Indexed.model.entity(named: "Invoice"))
+        let search = PostgreSQLFullTextSearch.shared
+        let condition = search.matchCondition(SearchQuery("acme wid*"), entity: entity)
+        let db = try PostgreSQLContentionTests.connection(to: location)
+        try db.execute("SET enable_seqscan = off")
+        let plan = try db.query("EXPLAIN SELECT t0._pk FROM \"Invoice\" t0 WHERE \(condition) ORDER BY \(raw: search.rank(entity: entity))")
+        let text = (0..<plan.rowCount).compactMap { plan.text($0, 0) }.joined(separator: "\n")
+
+        // Then the index on the searchable attributes serves it
+        #expect(text.contains("Bitmap Index Scan on \"_og_fts_Invoice\""), "\(text)")
+        let found = try db.query("SELECT t0.identifier FROM \"Invoice\" t0 WHERE \(condition)")
+        #expect(found.rowCount == 1 && found.text(0, 0) == "A-1")
+    }
+
+    @Test func aDatabaseWrittenBeforeTheDeclarationGetsTheIndexWhenItAppears() async throws {
+        // Given a database written by the same model without `.searchable` (same hash)
+        let location = TestStore.postgreSQL.makeLocation()
+        let old = ManagedObjectContext(.privateQueue, coordinator: try location.coordinator(model: Unindexed.model))
+        try await old.perform {
+            let invoice = Unindexed.Invoice(context: old)
+            invoice.identifier = "OLD-1"
+            invoice.notes = "written before the index"
+            try old.save()
+        }
+        let db = try PostgreSQLContentionTests.connection(to: location)
+        let indexes = "SELECT indexname FROM pg_indexes WHERE schemaname = current_schema() AND indexname LIKE '\\_og\\_fts\\_%' ORDER BY 1"
+        #expect(try db.query(SQLFragment(indexes)).rowCount == 0)
+
+        // When it is opened with the declaration, twice
+        let context = ManagedObjectContext(.privateQueue, coordinator: try location.coordinator(model: Indexed.model))
+        _ = try location.coordinator(model: Indexed.model)
+
+        // Then both entities have their index, recording its attributes, and the old row is found
+        let made = try db.query(SQLFragment(indexes))
+        #expect((0..<made.rowCount).compactMap { made.text($0, 0) } == ["_og_fts_Client", "_og_fts_Invoice"])
+        let comment = try db.query("SELECT obj_description('\"_og_fts_Invoice\"'::regclass, 'pg_class')")
+        #expect(comment.text(0, 0) == "identifier,notes")
+        #expect(try await SearchStack.identifiers(context, "before index") == ["OLD-1"])
+    }
+
+    @Test func noTypedTextMakesTheServerReportAnError() async throws {
+        // Given a store with invoices whose text is hostile too
+        let location = TestStore.postgreSQL.makeLocation()
+        let context = ManagedObjectContext(.privateQueue, coordinator: try location.coordinator(model: Indexed.model))
+        let long = String(repeating: "w", count: 3_000)
+        try await SearchStack.seed(context, client: "Acme", invoices: [
+            ("Q-1", "it's a \"quoted\" back\\slash & | ! ( ) : * <-> note"), ("Q-2", "acme \(long)"),
+        ])
+        let texts = SearchQueryTests.hostileInputs + [
+            "'", "''", "\\", "\\'", "'\\", "&|!():*<->", "a & b | !c", "<->", "<2>", "a <-> b", "a:*", "a:A", "a:*AB",
+            "it's", "back\\slash", "\\\\", "'; SELECT pg_sleep(10); --", "$1", "?", "\u{0}'\u{0}", long, "acme \(long)",
+        ]
+        // When each is searched, with every kind of prefix matching
+        for text in texts {
+            for prefix in [SearchQuery.PrefixMatching.starredWords, .lastWord, .everyWord] {
+                // Then nothing throws
+                await #expect(throws: Never.self, "\(text.prefix(40).debugDescription)") {
+                    _ = try await SearchStack.identifiers(context, text, prefix: prefix)
+                }
+            }
+        }
+        // And quotes and backslashes are punctuation, as on SQLite
+        #expect(try await SearchStack.identifiers(context, "it's") == ["Q-1"])
+        #expect(try await SearchStack.identifiers(context, "back\\slash") == ["Q-1"])
+        #expect(try await SearchStack.identifiers(context, "'quoted'") == ["Q-1"])
+        // A word longer than PostgreSQL indexes matches nothing, and does not widen the search
+        #expect(try await SearchStack.identifiers(context, "acme \(long)").isEmpty)
+        #expect(try await SearchStack.identifiers(context, "acme") == ["Q-2"])
+    }
+
+    @Test func theQueryQuotesEveryTokenAndJoinsPhrasesAsTsquery() {
+        #expect(PostgreSQLFullTextSearch.tsquery(SearchQuery("INV-2024-7 acme wid*")) == "'INV' <-> '2024' <-> '7' & 'acme' & 'wid':*")
+        #expect(PostgreSQLFullTextSearch.tsquery(SearchQuery("it's")) == "'it' <-> 's'")
+        #expect(PostgreSQLFullTextSearch.tsquery(SearchQuery("a " + String(repeating: "x", count: 2_047))) == "")
+    }
+}

@@ -16,10 +16,12 @@ import Synchronization
 /// the SQLite store's rules when the change only adds (``Configuration/migrationPlan`` for
 /// another version); anything else is refused, naming the differences.
 ///
-/// Batch requests run in SQL as on SQLite (`PostgreSQLStore+Batch.swift`). Not yet on
-/// PostgreSQL: full-text search (it throws ``StoreError/unsupported(_:)``); case-insensitive
-/// substring searches are indexed with ``SubstringSearchIndex``. Migration stages that
-/// rename, remove or convert, and custom stages, are refused with
+/// Batch requests run in SQL as on SQLite (`PostgreSQLStore+Batch.swift`). Full-text search
+/// (`.searchable`, `FetchRequest.searchQuery`) reads a GIN index on a `tsvector` of each
+/// entity's searchable attributes (`PostgreSQLFullTextSearch`), matching as SQLite's FTS5 does
+/// save for the differences listed there (ranking by `ts_rank`, not bm25, among them);
+/// case-insensitive substring searches are indexed with ``SubstringSearchIndex``. Migration
+/// stages that rename, remove or convert, and custom stages, are refused with
 /// ``MigrationError/changesNotAdditive(location:stage:changes:)``.
 public final class PostgreSQLStore: PersistentStore {
     /// Where the database is and how the store uses it.

@@ -92,4 +92,29 @@ struct PostgreSQLFullTextSearchTests {
         #expect(PostgreSQLFullTextSearch.tsquery(SearchQuery("it's")) == "'it' <-> 's'")
         #expect(PostgreSQLFullTextSearch.tsquery(SearchQuery("a " + String(repeating: "x", count: 2_047))) == "")
     }
+
+    @Test func aUserWhoCannotCreateUnaccentStillSearchesFoldingCaseOnly() async throws {
+        // Given a new database without `unaccent`, and a user who may create tables in its
+        // public schema but not extensions (no CREATE on the database)
+        let server = try PostgreSQLServer.shared.get()
+        let url = try server.makeDatabase()
+        let admin = try PostgreSQLConnection(conninfo: url, location: "test", sessionSetup: "SET client_min_messages TO warning")
+        try admin.execute("""
+            DO $$ BEGIN IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'og_no_extensions') THEN
+                CREATE ROLE og_no_extensions LOGIN; END IF; END $$;
+            GRANT CREATE ON SCHEMA public TO og_no_extensions
+            """)
+        let limited = url.replacingOccurrences(of: "postgresql://postgres@", with: "postgresql://og_no_extensions@")
+
+        // When a store with searchable attributes opens there as that user
+        let coordinator = PersistentStoreCoordinator(model: Indexed.model)
+        try coordinator.addPostgreSQLStore(PostgreSQLStore.Configuration(url: limited))
+        let context = ManagedObjectContext(.privateQueue, coordinator: coordinator)
+        try await SearchStack.seed(context, client: "Acme", invoices: [("Z-1", "Widgets from Zürich")])
+
+        // Then the refusal did not stop it: searches fold case, and diacritics count
+        #expect(try admin.query("SELECT 1 FROM pg_extension WHERE extname = 'unaccent'").rowCount == 0)
+        #expect(try await SearchStack.identifiers(context, "ZÜRICH widgets") == ["Z-1"])
+        #expect(try await SearchStack.identifiers(context, "zurich").isEmpty)
+    }
 }

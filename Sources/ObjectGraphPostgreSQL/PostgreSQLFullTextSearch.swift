@@ -102,15 +102,16 @@ final class PostgreSQLFullTextSearch: FullTextSearchSQL {
         for entity in entities {
             let name = SQLDialect.quote(indexName(entity))
             let columns = entity.searchableAttributes.map(\.name).joined(separator: ",")
+            // `to_regclass` cuts a name past 63 bytes as CREATE INDEX does.
             let existing = try db.query("""
                 SELECT coalesce(obj_description(c.oid, 'pg_class'), '') FROM pg_class c
-                WHERE c.relname = \(.string(indexName(entity))) AND c.relkind = 'i' AND c.relnamespace = (SELECT oid FROM pg_namespace WHERE nspname = current_schema())
+                WHERE c.oid = to_regclass(\(.string(name))) AND c.relkind = 'i'
                 """)
             if existing.rowCount > 0 {
                 if existing.first == columns { continue }
                 try db.execute("DROP INDEX \(name)")
             }
-            try db.execute("CREATE INDEX \(name) ON \(SQLDialect.quote(entity.name)) USING gin ((\(document(of: entity, alias: ""))))")
+            try db.execute("CREATE INDEX \(name) ON \(SQLSchema.table(entity)) USING gin ((\(document(of: entity, alias: ""))))")
             // A utility statement takes no parameters; the names are the model's.
             try db.execute("COMMENT ON INDEX \(name) IS '\(columns.replacingOccurrences(of: "'", with: "''"))'")
         }

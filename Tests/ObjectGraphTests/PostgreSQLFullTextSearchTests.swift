@@ -57,6 +57,30 @@ struct PostgreSQLFullTextSearchTests {
         #expect(try await SearchStack.identifiers(context, "before index") == ["OLD-1"])
     }
 
+    @Test func anIndexOverOtherAttributesIsMadeAnewForTheDeclaredOnes() async throws {
+        // Given a database whose invoices were indexed by their identifier only
+        let location = TestStore.postgreSQL.makeLocation()
+        let old = ManagedObjectContext(.privateQueue, coordinator: try location.coordinator(model: IdentifierIndexed.model))
+        try await old.perform {
+            let invoice = IdentifierIndexed.Invoice(context: old)
+            invoice.identifier = "N-1"
+            invoice.notes = "zeppelin parts"
+            try old.save()
+            var request = FetchRequest<IdentifierIndexed.Invoice>()
+            request.searchQuery = SearchQuery("zeppelin")
+            #expect(try old.fetch(request).isEmpty)
+        }
+
+        // When the model declares the notes searchable too
+        let context = ManagedObjectContext(.privateQueue, coordinator: try location.coordinator(model: Indexed.model))
+
+        // Then the index holds both, and the notes are found
+        let db = try PostgreSQLContentionTests.connection(to: location)
+        let comment = try db.query("SELECT obj_description('\"_og_fts_Invoice\"'::regclass, 'pg_class')")
+        #expect(comment.text(0, 0) == "identifier,notes")
+        #expect(try await SearchStack.identifiers(context, "zeppelin") == ["N-1"])
+    }
+
     @Test func noTypedTextMakesTheServerReportAnError() async throws {
         // Given a store with invoices whose text is hostile too
         let location = TestStore.postgreSQL.makeLocation()
@@ -117,4 +141,23 @@ struct PostgreSQLFullTextSearchTests {
         #expect(try await SearchStack.identifiers(context, "ZÜRICH widgets") == ["Z-1"])
         #expect(try await SearchStack.identifiers(context, "zurich").isEmpty)
     }
+}
+
+/// `Indexed`'s entities with only the invoice's identifier searchable (the same model hash).
+enum IdentifierIndexed {
+    final class Client: ManagedObject {
+        @Attribute(.required, .searchable) var name: String
+        @Attribute var city: String?
+        @Relationship(inverse: \Invoice.client, deleteRule: .cascade) var invoices: Set<Invoice>
+    }
+
+    final class Invoice: ManagedObject {
+        @Attribute(.required, .searchable) var identifier: String
+        @Attribute var notes: String?
+        @Attribute var status: InvoiceStatus = .draft
+        @Attribute var amount: Int = 0
+        @Relationship var client: Client?
+    }
+
+    static let model = SearchStack.makeModel([Client.self, Invoice.self])
 }

@@ -88,8 +88,18 @@ final class PostgreSQLFullTextSearch: FullTextSearchSQL {
 
     // MARK: Indexes
 
-    /// The index's name: `_og_fts_Invoice`, as SQLite names its FTS5 table.
-    static func indexName(_ entity: EntityDescription) -> String { "_og_fts_" + entity.name }
+    /// The index's name: `_og_fts_Invoice`, as SQLite names its FTS5 table; cut to 63 bytes
+    /// at a character's end, as PostgreSQL cuts the names it is given, so it finds it again.
+    static func indexName(_ entity: EntityDescription) -> String {
+        var name = ""
+        var bytes = 0
+        for scalar in ("_og_fts_" + entity.name).unicodeScalars {
+            bytes += String(scalar).utf8.count
+            guard bytes <= 63 else { break }
+            name.unicodeScalars.append(scalar)
+        }
+        return name
+    }
 
     /// Makes the configuration and each entity's index unless they exist in their declared
     /// shape, inside the schema's opening transaction. An index over other attributes (the
@@ -102,10 +112,12 @@ final class PostgreSQLFullTextSearch: FullTextSearchSQL {
         for entity in entities {
             let name = SQLDialect.quote(indexName(entity))
             let columns = entity.searchableAttributes.map(\.name).joined(separator: ",")
-            // `to_regclass` cuts a name past 63 bytes as CREATE INDEX does.
+            // Read from `pg_class` by a query, as `PostgreSQLSchema.tableExists` does: it sees
+            // what another store made while this one waited for the opening lock.
             let existing = try db.query("""
                 SELECT coalesce(obj_description(c.oid, 'pg_class'), '') FROM pg_class c
-                WHERE c.oid = to_regclass(\(.string(name))) AND c.relkind = 'i'
+                JOIN pg_namespace n ON n.oid = c.relnamespace
+                WHERE n.nspname = current_schema() AND c.relname = \(.string(indexName(entity))) AND c.relkind = 'i'
                 """)
             if existing.rowCount > 0 {
                 if existing.first == columns { continue }

@@ -81,6 +81,28 @@ struct PostgreSQLFullTextSearchTests {
         #expect(try await SearchStack.identifiers(context, "zeppelin") == ["N-1"])
     }
 
+    @Test func anEntityWhoseIndexNameIsCutByPostgreSQLOpensAgainAndSearches() async throws {
+        // Given an entity whose index name is past PostgreSQL's 63 bytes
+        let model = SearchStack.makeModel([NoteWithAVeryLongEntityNameThatRunsPastWhatPostgreSQLKeeps.self])
+        let location = TestStore.postgreSQL.makeLocation()
+        let context = ManagedObjectContext(.privateQueue, coordinator: try location.coordinator(model: model))
+        try await context.perform {
+            NoteWithAVeryLongEntityNameThatRunsPastWhatPostgreSQLKeeps(context: context).title = "zeppelin"
+            try context.save()
+        }
+
+        // When the store opens again, then it finds its index, and the search reads it
+        let again = ManagedObjectContext(.privateQueue, coordinator: try location.coordinator(model: model))
+        let found = try await again.perform {
+            var request = FetchRequest<NoteWithAVeryLongEntityNameThatRunsPastWhatPostgreSQLKeeps>()
+            request.searchQuery = SearchQuery("zeppelin")
+            return try again.fetch(request).map(\.title)
+        }
+        #expect(found == ["zeppelin"])
+        let entity = try #require(model.entity(named: "NoteWithAVeryLongEntityNameThatRunsPastWhatPostgreSQLKeeps"))
+        #expect(PostgreSQLFullTextSearch.indexName(entity).utf8.count == 63)
+    }
+
     @Test func noTypedTextMakesTheServerReportAnError() async throws {
         // Given a store with invoices whose text is hostile too
         let location = TestStore.postgreSQL.makeLocation()
@@ -160,4 +182,9 @@ enum IdentifierIndexed {
     }
 
     static let model = SearchStack.makeModel([Client.self, Invoice.self])
+}
+
+/// An entity whose index name (`_og_fts_` and its name) is longer than PostgreSQL keeps.
+final class NoteWithAVeryLongEntityNameThatRunsPastWhatPostgreSQLKeeps: ManagedObject {
+    @Attribute(.searchable) var title: String
 }

@@ -5,8 +5,9 @@ import TestSupport
 @testable import ObjectGraphPostgreSQL
 
 /// What full-text search does on PostgreSQL beyond what the search suites check on every
-/// store: the search reads the GIN index, a database written before the declaration gets the
-/// index when it appears, and no typed text makes the server report an error.
+/// store: the search reads the GIN index, a database written before the declaration (or
+/// with other searchable attributes) gets it when the declaration appears, any writer keeps
+/// the vector in step, and no typed text makes the server report an error.
 @Suite(.enabled(if: TestStore.isPostgreSQLAvailable, "PostgreSQL is not installed: see PostgreSQLAvailabilityTests"))
 struct PostgreSQLFullTextSearchTests {
     @Test func theSearchConditionReadsTheGINIndex() async throws {
@@ -101,6 +102,24 @@ struct PostgreSQLFullTextSearchTests {
         #expect(found == ["zeppelin"])
         let entity = try #require(model.entity(named: "NoteWithAVeryLongEntityNameThatRunsPastWhatPostgreSQLKeeps"))
         #expect(PostgreSQLFullTextSearch.indexName(entity).utf8.count == 63)
+    }
+
+    @Test func aProgramWithAnotherSearchPathKeepsTheVectorInStep() async throws {
+        // Given a store with searchable invoices
+        let location = TestStore.postgreSQL.makeLocation()
+        let context = ManagedObjectContext(.privateQueue, coordinator: try location.coordinator(model: Indexed.model))
+        try await SearchStack.seed(context, client: "Acme", invoices: [("A-1", "acme widgets"), ("A-2", "gizmos")])
+
+        // When a program that knows nothing of ObjectGraph, its search_path the default, writes
+        // the notes of one in SQL
+        let url = try PostgreSQLServer.shared.get().url()
+        let other = try PostgreSQLConnection(conninfo: url, location: "test", sessionSetup: "SET client_min_messages TO warning")
+        try other.execute("UPDATE \(SQLDialect.quote(location.schema)).\"Invoice\" SET notes = 'Zeppelin spare parts' WHERE identifier = 'A-2'")
+
+        // Then the trigger, naming the store's configuration with its schema, filled the
+        // vector: the new words are found, the old ones gone
+        #expect(try await SearchStack.identifiers(context, "zeppelin") == ["A-2"])
+        #expect(try await SearchStack.identifiers(context, "gizmos").isEmpty)
     }
 
     @Test func noTypedTextMakesTheServerReportAnError() async throws {

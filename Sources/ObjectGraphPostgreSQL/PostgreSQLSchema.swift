@@ -30,7 +30,7 @@ struct PostgreSQLSchema {
     private static let openingLock: Int64 = 0x6f67_7363   // "ogsc"
 
     /// Creates, checks, extends or migrates the schema, makes the declared indexes it lacks
-    /// (and the substring search indexes). History is recorded when the database says so, or
+    /// (and the substring and full-text search indexes). History is recorded when the database says so, or
     /// `recordsHistory`.
     func prepare(_ db: PostgreSQLConnection, recordsHistory: Bool,
                  substringSearchIndexes: [SubstringSearchIndex] = []) throws -> Prepared {
@@ -66,6 +66,7 @@ struct PostgreSQLSchema {
                 }
             }
             try SubstringSearchIndex.create(substringSearchIndexes, model: model, in: db)
+            try PostgreSQLFullTextSearch.create(for: model, in: db)
             return Prepared(identifier: identifier, recordsHistory: history, migration: migration)
         }
     }

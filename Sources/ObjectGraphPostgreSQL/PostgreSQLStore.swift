@@ -16,10 +16,12 @@ import Synchronization
 /// the SQLite store's rules when the change only adds (``Configuration/migrationPlan`` for
 /// another version); anything else is refused, naming the differences.
 ///
-/// Batch requests run in SQL as on SQLite (`PostgreSQLStore+Batch.swift`). Not yet on
-/// PostgreSQL: full-text search (it throws ``StoreError/unsupported(_:)``); case-insensitive
-/// substring searches are indexed with ``SubstringSearchIndex``. Migration stages that
-/// rename, remove or convert, and custom stages, are refused with
+/// Batch requests run in SQL as on SQLite (`PostgreSQLStore+Batch.swift`). Full-text search
+/// (`.searchable`, `FetchRequest.searchQuery`) reads a GIN index on a `tsvector` of each
+/// entity's searchable attributes (`PostgreSQLFullTextSearch`), matching as SQLite's FTS5 does
+/// save for the differences listed there (ranking by `ts_rank`, not bm25, among them);
+/// case-insensitive substring searches are indexed with ``SubstringSearchIndex``. Migration
+/// stages that rename, remove or convert, and custom stages, are refused with
 /// ``MigrationError/changesNotAdditive(location:stage:changes:)``.
 public final class PostgreSQLStore: PersistentStore {
     /// Where the database is and how the store uses it.
@@ -54,7 +56,7 @@ public final class PostgreSQLStore: PersistentStore {
     package let recordsHistory: Bool
     package var isShared: Bool { true }
     package let migrationOutcome: MigrationOutcome?
-    package var dialect: SQLDialect { .postgreSQL }
+    package var dialect: SQLDialect { SQLDialect.postgreSQL.searching(with: PostgreSQLFullTextSearch.shared) }
     package var executedReadQueries: Int { readQueries.load(ordering: .relaxed) }
 
     let model: ManagedObjectModel
@@ -191,7 +193,6 @@ public final class PostgreSQLStore: PersistentStore {
 
     package func fetchRows(_ entity: EntityDescription, join: String, where condition: SQLFragment?, orderBy: String?,
                            limit: Int?, offset: Int) throws -> [(ObjectID, RowSnapshot)] {
-        try requireNoSearch(join)
         let table = table(for: entity)
         let result = try read { try $0.query(select(table.selectList, from: table, where: condition, orderBy: orderBy,
                                                     limit: limit, offset: offset)) }
@@ -200,12 +201,18 @@ public final class PostgreSQLStore: PersistentStore {
 
     package func fetchRankedRows(_ entity: EntityDescription, join: String, where condition: SQLFragment?,
                                  rank: String) throws -> [(id: ObjectID, row: RowSnapshot, rank: Double)] {
-        throw StoreError.unsupported("full-text search (FetchRequest.searchQuery) on PostgreSQL")
+        let table = table(for: entity)
+        let result = try read { try $0.query(select(table.selectList + ", " + rank, from: table, where: condition,
+                                                    orderBy: nil, limit: nil, offset: 0)) }
+        let rankColumn = 2 + table.columns.count
+        return (0..<result.rowCount).map { row in
+            let (id, snapshot) = snapshot(result, row: row, table: table)
+            return (id, snapshot, result.double(row, rankColumn))
+        }
     }
 
     package func fetchIDs(_ entity: EntityDescription, join: String, where condition: SQLFragment?, orderBy: String?,
                           limit: Int?, offset: Int) throws -> [ObjectID] {
-        try requireNoSearch(join)
         let table = table(for: entity)
         let result = try read { try $0.query(select("t0._pk", from: table, where: condition, orderBy: orderBy,
                                                     limit: limit, offset: offset)) }
@@ -213,7 +220,6 @@ public final class PostgreSQLStore: PersistentStore {
     }
 
     package func count(_ entity: EntityDescription, join: String, where condition: SQLFragment?) throws -> Int {
-        try requireNoSearch(join)
         let filter: SQLFragment = condition.map { " WHERE \($0)" } ?? ""
         let result = try read { try $0.query("SELECT COUNT(*) FROM \(raw: SQLSchema.table(entity)) t0\(filter)") }
         return Int(result.int(0, 0))
@@ -233,11 +239,6 @@ public final class PostgreSQLStore: PersistentStore {
         let filter: SQLFragment = condition.map { " WHERE \($0)" } ?? ""
         let order = (orderBy.map { " ORDER BY \($0)" } ?? "") + dialect.limitClause(limit: limit, offset: offset)
         return "SELECT \(raw: columns) FROM \(raw: table.table) t0\(filter)\(raw: order)"
-    }
-
-    /// A fetch with a table beside the rows is a full-text search, which needs SQLite's FTS5.
-    private func requireNoSearch(_ join: String) throws {
-        if !join.isEmpty { throw StoreError.unsupported("full-text search (FetchRequest.searchQuery) on PostgreSQL") }
     }
 
     /// A row selected with `table.selectList`, decoded.

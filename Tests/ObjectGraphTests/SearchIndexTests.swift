@@ -196,8 +196,8 @@ import Testing
         #expect(throws: ModelError.self) { try ManagedObjectModel(entities: [Ranked.self]) }
     }
 
-    @Test func searchingAnEntityWithoutSearchableAttributesIsATypedError() async throws {
-        let coordinator = try SearchStack.coordinator(at: TestStack.fileURL(), model: Unindexed.model)
+    @Test(arguments: TestStore.all) func searchingAnEntityWithoutSearchableAttributesIsATypedError(_ store: TestStore) async throws {
+        let coordinator = try store.coordinator(model: Unindexed.model)
         let context = ManagedObjectContext(.privateQueue, coordinator: coordinator)
         await #expect(throws: FetchError.self) {
             try await context.perform {

@@ -5,9 +5,9 @@ import Testing
 /// A search sees a context's unsaved changes, and its ancestors': unsaved objects are matched
 /// in memory by the index's rules and merged with what the store finds.
 @Suite struct SearchPendingChangesTests {
-    @Test func anUnsavedInsertThatMatchesIsFoundFirstEvenWithALimit() async throws {
+    @Test(arguments: TestStore.all) func anUnsavedInsertThatMatchesIsFoundFirstEvenWithALimit(_ store: TestStore) async throws {
         // Given stored invoices, and an unsaved one that matches
-        let context = try await SearchFetchTests.seeded()
+        let context = try await SearchFetchTests.seeded(store)
         await context.perform {
             let invoice = Indexed.Invoice(context: context)
             invoice.identifier = "NEW-1"
@@ -31,9 +31,9 @@ import Testing
         #expect(try await SearchStack.identifiers(context, "acme zeppelin").isEmpty)
     }
 
-    @Test func anUnsavedUpdateIsMatchedByItsNewWordsOnly() async throws {
+    @Test(arguments: TestStore.all) func anUnsavedUpdateIsMatchedByItsNewWordsOnly(_ store: TestStore) async throws {
         // Given a stored invoice whose notes are changed but not saved
-        let context = try await SearchFetchTests.seeded()
+        let context = try await SearchFetchTests.seeded(store)
         try await context.perform {
             let request = FetchRequest<Indexed.Invoice>(predicate: #Predicate { $0.identifier == "INV-2024-0006" })
             try context.fetch(request).first?.notes = "Zeppelin spare parts, Ångström units"
@@ -49,8 +49,8 @@ import Testing
         #expect(try await SearchStack.identifiers(context, "parts-spare").isEmpty)    // a phrase keeps its order
     }
 
-    @Test func anUnsavedDeleteIsNotFound() async throws {
-        let context = try await SearchFetchTests.seeded()
+    @Test(arguments: TestStore.all) func anUnsavedDeleteIsNotFound(_ store: TestStore) async throws {
+        let context = try await SearchFetchTests.seeded(store)
         try await context.perform {
             let request = FetchRequest<Indexed.Invoice>(predicate: #Predicate { $0.identifier == "INV-2024-0005" })
             for invoice in try context.fetch(request) { context.delete(invoice) }
@@ -59,9 +59,9 @@ import Testing
         #expect(!(try await SearchStack.identifiers(context, "acme").contains("INV-2024-0005")))
     }
 
-    @Test func anUnsavedChangeToOtherAttributesKeepsTheStoredRank() async throws {
+    @Test(arguments: TestStore.all) func anUnsavedChangeToOtherAttributesKeepsTheStoredRank(_ store: TestStore) async throws {
         // Given the stored order of a search
-        let context = try await SearchFetchTests.seeded()
+        let context = try await SearchFetchTests.seeded(store)
         let stored = try await SearchStack.identifiers(context, "acme")
 
         // When the last result's status changes, unsaved (the fetch then runs in memory)
@@ -75,9 +75,9 @@ import Testing
         #expect(stored.last == "INV-2024-0001")
     }
 
-    @Test func aChildContextSeesItsAncestorsUnsavedObjectsAndSiblingsSeeNothingOfEachOther() async throws {
+    @Test(arguments: TestStore.all) func aChildContextSeesItsAncestorsUnsavedObjectsAndSiblingsSeeNothingOfEachOther(_ store: TestStore) async throws {
         // Given a main context with an unsaved invoice, and two children of it, one with its own
-        let writer = try await SearchFetchTests.seeded()
+        let writer = try await SearchFetchTests.seeded(store)
         let main = ManagedObjectContext(.mainQueue, parent: writer, name: "main")
         let child = main.newChildContext(name: "child")
         let sibling = main.newChildContext(name: "sibling")
@@ -100,8 +100,8 @@ import Testing
         #expect(try await SearchStack.identifiers(child, "quartz") { $0.includesPendingChanges = false } == ["MAIN-1"])
     }
 
-    @Test func unsavedObjectsMustMatchThePredicateToo() async throws {
-        let context = try await SearchFetchTests.seeded()
+    @Test(arguments: TestStore.all) func unsavedObjectsMustMatchThePredicateToo(_ store: TestStore) async throws {
+        let context = try await SearchFetchTests.seeded(store)
         await context.perform {
             for (identifier, status) in [("P-1", InvoiceStatus.sent), ("P-2", .draft)] {
                 let invoice = Indexed.Invoice(context: context)

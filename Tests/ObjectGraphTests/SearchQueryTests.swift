@@ -17,9 +17,9 @@ import Testing
         String(repeating: "\"", count: 10_000), String(repeating: "a-", count: 50_000),
     ]
 
-    @Test func noTypedTextMakesTheStoreOrTheMemoryPassFail() async throws {
+    @Test(arguments: TestStore.all) func noTypedTextMakesTheStoreOrTheMemoryPassFail(_ store: TestStore) async throws {
         // Given a store with invoices, and a context with an unsaved one (the memory pass)
-        let context = ManagedObjectContext(.privateQueue, coordinator: try SearchStack.coordinator(at: TestStack.fileURL()))
+        let context = ManagedObjectContext(.privateQueue, coordinator: try store.coordinator(model: Indexed.model))
         try await SearchStack.seed(context, client: "Acme", invoices: [("A-1", "acme widgets near the door"), ("A-2", "launch 🚀 today")])
         let pending = ManagedObjectContext(.privateQueue, coordinator: context.persistentStoreCoordinator)
         await pending.perform {
@@ -48,8 +48,8 @@ import Testing
         #expect(try await SearchStack.identifiers(context, "widgets") == ["A-1"])
     }
 
-    @Test func operatorsAndQuotesArePlainWords() async throws {
-        let context = ManagedObjectContext(.privateQueue, coordinator: try SearchStack.coordinator(at: TestStack.fileURL()))
+    @Test(arguments: TestStore.all) func operatorsAndQuotesArePlainWords(_ store: TestStore) async throws {
+        let context = ManagedObjectContext(.privateQueue, coordinator: try store.coordinator(model: Indexed.model))
         try await SearchStack.seed(context, client: "Acme", invoices: [("A-1", "acme widgets"), ("A-2", "acme gadgets")])
         // A minus does not exclude; OR and NOT are words the notes do not hold
         #expect(try await SearchStack.identifiers(context, "acme -widgets") == ["A-1"])
@@ -63,8 +63,8 @@ import Testing
         #expect(try await SearchStack.identifiers(context, "acme\u{0}widgets") == ["A-1"])
     }
 
-    @Test func textWithoutWordsMatchesNothing() async throws {
-        let context = ManagedObjectContext(.privateQueue, coordinator: try SearchStack.coordinator(at: TestStack.fileURL()))
+    @Test(arguments: TestStore.all) func textWithoutWordsMatchesNothing(_ store: TestStore) async throws {
+        let context = ManagedObjectContext(.privateQueue, coordinator: try store.coordinator(model: Indexed.model))
         try await SearchStack.seed(context, client: "Acme", invoices: [("A-1", "acme widgets")])
         for text in ["", "  ", "!!!", "\"\"", "*", "- + ^ :", "\u{301}"] {
             #expect(SearchQuery(text).isEmpty, "\(text.debugDescription)")
@@ -72,8 +72,8 @@ import Testing
         }
     }
 
-    @Test func nonLatinTextIsFoundByItsOwnWords() async throws {
-        let context = ManagedObjectContext(.privateQueue, coordinator: try SearchStack.coordinator(at: TestStack.fileURL()))
+    @Test(arguments: TestStore.all) func nonLatinTextIsFoundByItsOwnWords(_ store: TestStore) async throws {
+        let context = ManagedObjectContext(.privateQueue, coordinator: try store.coordinator(model: Indexed.model))
         try await SearchStack.seed(context, client: "Acme", invoices: [
             ("R-1", "Доставка в Москва"), ("G-1", "Ελληνικά κείμενα"), ("J-1", "東京タワー見学"), ("E-1", "facepalm 🤦 today"),
         ])
@@ -83,8 +83,9 @@ import Testing
         #expect(try await SearchStack.identifiers(context, "東京").isEmpty)
         #expect(try await SearchStack.identifiers(context, "東京*") == ["J-1"])
         // Emoji SQLite's Unicode 6.1 tables know are symbols, hence separators; later ones
-        // are unknown to it, hence letters
-        #expect(try await SearchStack.identifiers(context, "🤦") == ["E-1"])
+        // are unknown to it, hence letters. PostgreSQL counts no emoji as a letter (a
+        // documented difference): there the search finds nothing, and fails no less.
+        #expect(try await SearchStack.identifiers(context, "🤦") == (store == .postgreSQL ? [] : ["E-1"]))
         #expect(SearchQuery("🚀").isEmpty)
     }
 

@@ -3,27 +3,32 @@ import Foundation
 /// A fetch request translated for the store: the SQL of its predicate, search and order, and
 /// what a fetch must do in memory.
 struct FetchPlan {
-    /// A full-text search: the query, and the entity's index beside its rows.
+    /// A full-text search: the query, and the SQL that finds and ranks its rows in the
+    /// store's dialect.
     struct Search {
         let query: SearchQuery
-        /// The index, quoted: `"_og_fts_Invoice"`.
-        let table: String
         /// The property indices of the indexed attributes, in the index's column order.
         let columnIndices: [Int]
+        /// The table beside the rows (SQLite's FTS5 index), or empty.
+        let join: String
+        /// The condition of a match: `"_og_fts_Invoice" MATCH ?` on SQLite.
+        let matchCondition: SQLFragment
+        /// A matching row's rank, lower is better: FTS5's bm25 on SQLite.
+        let rank: String
 
-        init?(_ query: SearchQuery, entity: EntityDescription) {
-            guard !entity.searchableIndices.isEmpty else { return nil }
+        /// - Throws: ``FetchError/notSearchable(_:)`` for an entity without searchable
+        ///   attributes, ``StoreError/unsupported(_:)`` for a store that cannot search.
+        init(_ query: SearchQuery, entity: EntityDescription, dialect: SQLDialect) throws {
+            guard !entity.searchableIndices.isEmpty else { throw FetchError.notSearchable(entity.name) }
+            guard let sql = dialect.fullTextSearch else {
+                throw StoreError.unsupported("full-text search (FetchRequest.searchQuery) on \(dialect)")
+            }
             self.query = query
-            table = SQLSchema.quote(SQLSchema.searchIndexName(entity.name))
             columnIndices = entity.searchableIndices
+            join = sql.join(entity: entity)
+            matchCondition = query.isEmpty ? SQLFragment(dialect.falseLiteral) : sql.matchCondition(query, entity: entity)
+            rank = sql.rank(entity: entity)
         }
-
-        /// ` JOIN "_og_fts_Invoice" ON "_og_fts_Invoice".rowid = t0._pk`
-        var join: String { " JOIN \(table) ON \(table).rowid = \(PredicateTranslator.rootAlias)._pk" }
-        /// `"_og_fts_Invoice" MATCH ?`
-        var matchCondition: String { "\(table) MATCH ?" }
-        /// FTS5's rank of a matching row: bm25, lower is better.
-        var rank: String { "\(table).rank" }
     }
 
     let entity: EntityDescription
@@ -56,8 +61,7 @@ struct FetchPlan {
         }
         crossesRelationships = predicate?.sql.contains("SELECT") ?? false
         if let query = request.searchQuery {
-            guard let search = Search(query, entity: entity) else { throw FetchError.notSearchable(entity.name) }
-            self.search = search
+            search = try Search(query, entity: entity, dialect: dialect)
         } else {
             search = nil
         }
@@ -102,7 +106,7 @@ struct FetchPlan {
     private static func filter(_ predicate: SQLFragment?, search: Search?, dialect: SQLDialect) -> (SQLFragment?, String) {
         guard let search else { return (predicate, "") }
         guard !search.query.isEmpty else { return (SQLFragment(dialect.falseLiteral), "") }
-        var condition = SQLFragment(search.matchCondition, [.string(search.query.matchExpression)])
+        var condition = search.matchCondition
         if let predicate {
             condition.sql += " AND (\(predicate.sql))"
             condition.bindings += predicate.bindings

@@ -20,7 +20,7 @@ import TestSupport
 /// **PostgreSQL** runs on a server of the test process's own (``PostgreSQLServer``), a schema
 /// per location. When PostgreSQL is not installed it is left out of ``all``, and
 /// `PostgreSQLAvailabilityTests` is skipped saying so: the other stores still run, and the
-/// gap is visible. Tests of what the PostgreSQL store does not do (full-text search, text
+/// gap is visible. Tests of what the PostgreSQL store does not do (text
 /// holding U+0000) take ``sqlite``.
 struct TestStore: Sendable, Hashable, CustomTestStringConvertible {
     enum Kind: String, Sendable, Hashable {

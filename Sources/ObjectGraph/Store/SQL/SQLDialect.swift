@@ -31,6 +31,9 @@ import Foundation
 /// `.indexedForSubstringSearch` first looks its rows up in the entity's FTS5 trigram table
 /// (`SearchIndexTable(substringsOf:)`), then applies the same `instr` test to those rows
 /// only; a store's dialect lists the columns it can read so (``readingSubstringIndexes(of:)``).
+/// Full-text search differs too much for a table row: each dialect carries the store's
+/// ``FullTextSearchSQL`` (FTS5 on SQLite, a GIN-indexed `tsvector` on PostgreSQL, given by
+/// its store with ``searching(with:)``).
 /// `RETURNING` is the same in both (SQLite has it since 3.35) and needs no entry.
 package struct SQLDialect: Sendable, Hashable, CustomStringConvertible {
     /// The database engines ObjectGraph speaks to.
@@ -43,11 +46,34 @@ package struct SQLDialect: Sendable, Hashable, CustomStringConvertible {
     /// The columns (`Entity` and quoted column) whose substring tests read an FTS5 trigram
     /// table; empty: every substring test scans.
     private var substringIndexedColumns: Set<[String]> = []
+    /// How searches are written; nil: the store cannot search (PostgreSQL's until its
+    /// store says how).
+    package private(set) var fullTextSearch: (any FullTextSearchSQL)?
 
-    package static let sqlite = SQLDialect(engine: .sqlite)
-    package static let postgreSQL = SQLDialect(engine: .postgreSQL)
+    package static let sqlite = SQLDialect(engine: .sqlite, fullTextSearch: FTS5SearchSQL())
+    package static let postgreSQL = SQLDialect(engine: .postgreSQL, fullTextSearch: nil)
 
-    private init(engine: Engine) { self.engine = engine }
+    private init(engine: Engine, fullTextSearch: (any FullTextSearchSQL)?) {
+        self.engine = engine
+        self.fullTextSearch = fullTextSearch
+    }
+
+    /// This dialect, writing full-text searches with `search`.
+    package func searching(with search: any FullTextSearchSQL) -> SQLDialect {
+        var dialect = self
+        dialect.fullTextSearch = search
+        return dialect
+    }
+
+    /// Dialects are equal by engine and indexes read; the search SQL follows the engine.
+    package static func == (a: SQLDialect, b: SQLDialect) -> Bool {
+        a.engine == b.engine && a.substringIndexedColumns == b.substringIndexedColumns
+    }
+
+    package func hash(into hasher: inout Hasher) {
+        hasher.combine(engine)
+        hasher.combine(substringIndexedColumns)
+    }
 
     /// This dialect, with the substring tests of `model`'s `.indexedForSubstringSearch`
     /// attributes reading their index (SQLite only: PostgreSQL's `LIKE` on `lower()` reads a

@@ -112,9 +112,11 @@ struct PostgreSQLStoreTests {
     }
 
     @Test func whileTheServerIsDownSavesFailTypedAndAfterItsRestartTheyGoThrough() async throws {
-        // A server of this test's own: the shared one serves the other tests meanwhile.
-        let server = try PostgreSQLServer.start()
-        defer { server.stop() }
+        // A server of this test's own: the shared one serves the other tests meanwhile. Its
+        // initdb, stop and start block: they run on threads of their own, so this test holds
+        // none of the two cooperative threads every other test needs meanwhile.
+        let server = try await PostgreSQLServer.started()
+        defer { Thread { server.stop() }.start() }
         let coordinator = PersistentStoreCoordinator(model: TestStack.model)
         try coordinator.addPostgreSQLStore(.init(url: server.url(), recordsHistory: true))
         let context = ManagedObjectContext(.privateQueue, coordinator: coordinator)
@@ -123,7 +125,7 @@ struct PostgreSQLStoreTests {
             try context.save()
         }
 
-        server.shutDown()
+        await server.shutDownAndWait()
         let whileDown = await context.perform { () -> SaveError? in
             Client(context: context).name = "During"
             do { try context.save(); return nil } catch let error as SaveError { return error } catch { return nil }
@@ -133,7 +135,7 @@ struct PostgreSQLStoreTests {
             return
         }
 
-        try server.startAgain()
+        try await server.startAgainAndWait()
         // The failed save kept its changes: saving again writes them. A connection that failed
         // to reconnect waits out its backoff (at most 2 s) before it tries again, answering
         // `unreachable` meanwhile: a caller retries, as the dashboard's 503 Retry-After asks.

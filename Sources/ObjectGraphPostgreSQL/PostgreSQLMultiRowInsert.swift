@@ -23,8 +23,7 @@ struct PostgreSQLMultiRowInsert {
     ///   - maxRows: the most rows per statement (1: a prepared single-row statement per row).
     init(into table: String, columns: [String], suffix: String = "", maxRows: Int = 512) {
         width = columns.count
-        let limit = max(1, min(maxRows, 65_535 / max(1, columns.count)))
-        let sizes = [512, 64, 8, 1].filter { $0 <= limit }
+        let sizes = Self.rowCounts(width: columns.count, maxRows: maxRows)
         let head = "INSERT INTO \(table) (\(columns.joined(separator: ", "))) VALUES "
         statements = sizes.map { rows in
             var sql = head
@@ -40,6 +39,13 @@ struct PostgreSQLMultiRowInsert {
             }
             return (rows, suffix.isEmpty ? sql : sql + " " + suffix)
         }
+    }
+
+    /// The rows per statement of a multi-row statement of `width` parameters a row, largest
+    /// first: the fixed counts that stay under PostgreSQL's 65,535 parameters and `maxRows`.
+    static func rowCounts(width: Int, maxRows: Int = 512) -> [Int] {
+        let limit = max(1, min(maxRows, 65_535 / max(1, width)))
+        return [512, 64, 8, 1].filter { $0 <= limit }
     }
 
     /// Inserts `values` (rows of `width` values, one after another), calling `body` with each

@@ -34,8 +34,7 @@ struct PostgreSQLMultiRowUpdate: Sendable {
         let assignments = names.map { ", \($0) = v.\($0)" }.joined()
         let head = "UPDATE \(table.table) AS t SET _version = t._version + 1\(assignments) FROM (VALUES "
         let tail = ") AS v(_pk, _expected\(names.map { ", " + $0 }.joined())) WHERE t._pk = v._pk AND t._version = v._expected RETURNING t._pk"
-        let limit = max(1, 65_535 / width)
-        statements = [512, 64, 8, 1].filter { $0 <= limit }.map { rows in
+        statements = PostgreSQLMultiRowInsert.rowCounts(width: width).map { rows in
             var sql = head
             var n = 0
             for row in 0..<rows {

@@ -58,13 +58,6 @@ struct PostgreSQLSaveWriter: SaveWriter {
     /// round trip per 512 rows rather than per row. A row a unique index refused is skipped
     /// (`ON CONFLICT DO NOTHING`) and missing from what `RETURNING _pk` gives back.
     func insert(_ entity: EntityDescription, rows: [SaveWriterRow]) throws -> (primaryKey: Int64, error: StoreError)? {
-        guard rows.count > 1 else {
-            guard let row = rows.first else { return nil }
-            do { try insert(entity, primaryKey: row.primaryKey, values: row.values) } catch let error as StoreError where isUniquenessFailure(error) {
-                return (row.primaryKey, error)
-            }
-            return nil
-        }
         let table = store.table(for: entity)
         let insert = store.saveInsert(for: entity)
         var values: [StoredValue] = []

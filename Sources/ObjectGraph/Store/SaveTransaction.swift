@@ -23,8 +23,9 @@ package struct SaveTransaction<Writer: SaveWriter> {
     private var conflicts: [MergeConflict] = []
     /// Inserts that became an existing row (an upsert under a trump policy): the row.
     private var upserts: [ObjectID: RowSnapshot] = [:]
-    /// Updates the writer wrote ahead of the update loop (``writeUpdatesAhead()``).
-    private var writtenAhead: Set<ObjectID> = []
+    /// Updates the writer wrote ahead of the update loop (``writeUpdatesAhead()``), with the
+    /// values it wrote (resolved once).
+    private var writtenAhead: [ObjectID: [StoredValue]] = [:]
 
     package init(writer: Writer, request: SaveRequest) {
         self.writer = writer
@@ -200,26 +201,29 @@ package struct SaveTransaction<Writer: SaveWriter> {
     private mutating func writeUpdatesAhead() throws {
         guard request.updates.count > 1 else { return }
         var groups: [[Int]: [String: UpdateGroup]] = [:]
+        var resolvedValues: [ObjectID: [StoredValue]] = [:]
         for update in request.updates {
             guard let entity = writer.model.entity(named: update.entity), let pk = update.id.primaryKey else { continue }
             let changed = Self.changedColumns(of: update, entity: entity)
             guard !changed.isEmpty, entity.uniquenessPropertyIndices.allSatisfy({ Set($0).isDisjoint(with: changed) }) else { continue }
             var group = groups[changed]?[entity.name] ?? UpdateGroup(entity: entity, changed: changed)
-            group.rows.append(SaveWriterUpdate(primaryKey: pk, values: try resolved(update.values), expected: update.expectedVersion))
+            let values = try resolved(update.values)
+            resolvedValues[update.id] = values
+            group.rows.append(SaveWriterUpdate(primaryKey: pk, values: values, expected: update.expectedVersion))
             group.ids[pk] = update.id
             groups[changed, default: [:]][entity.name] = group
         }
         for group in groups.values.flatMap(\.values) where group.rows.count > 1 {
             for pk in try writer.update(group.entity, rows: group.rows, only: group.changed) {
-                if let id = group.ids[pk] { writtenAhead.insert(id) }
+                if let id = group.ids[pk] { writtenAhead[id] = resolvedValues[id] }
             }
         }
     }
 
     private mutating func write(_ update: SaveRequest.Update) throws {
         guard let entity = writer.model.entity(named: update.entity), let pk = update.id.primaryKey else { return }
-        let values = try resolved(update.values)
-        let wrote = try writtenAhead.contains(update.id) || uniquenessChecked(id: update.id, pk: pk, values: values, entity: entity) {
+        let values = try writtenAhead[update.id] ?? resolved(update.values)
+        let wrote = try writtenAhead[update.id] != nil || uniquenessChecked(id: update.id, pk: pk, values: values, entity: entity) {
             try writer.update(entity, primaryKey: pk, values: values, expected: update.expectedVersion,
                               only: Self.changedColumns(of: update, entity: entity))
         }

@@ -63,7 +63,7 @@ import ObjectGraphFixtureModel
         let inserts = a.main.changes
         let reply = try await b.send("insert Ada ada@example.com")
         #expect(reply.hasPrefix("inserted"))
-        let insertSeen = await Self.remoteChange(on: inserts, within: 10) { !$0.inserted.isEmpty }
+        let insertSeen = await Self.remoteChange(on: inserts, within: 90) { !$0.inserted.isEmpty }
         #expect(insertSeen != nil)
         let ada = try #require(try await a.account(named: "Ada"))
         // B's URI for the object names the same object here.
@@ -78,7 +78,7 @@ import ObjectGraphFixtureModel
         }
         let updates = a.main.changes
         #expect(try await b.send("update Ada 42") == "saved")
-        let updateSeen = await Self.remoteChange(on: updates, within: 10) { $0.updated.contains(ada.id) }
+        let updateSeen = await Self.remoteChange(on: updates, within: 90) { $0.updated.contains(ada.id) }
         #expect(updateSeen != nil)
         let balance = await a.main.perform { (holder.object as? Account)?.balance }
         #expect(balance == 42)
@@ -86,7 +86,7 @@ import ObjectGraphFixtureModel
         // B deletes it: A's object reports it, and fetches no longer find it.
         let deletes = a.main.changes
         #expect(try await b.send("delete Ada") == "deleted")
-        let deleteSeen = await Self.remoteChange(on: deletes, within: 10) { $0.deleted.contains(ada.id) }
+        let deleteSeen = await Self.remoteChange(on: deletes, within: 90) { $0.deleted.contains(ada.id) }
         #expect(deleteSeen != nil)
         let gone = await a.main.perform { holder.object?.isDeletedElsewhere ?? false }
         #expect(gone)
@@ -103,7 +103,7 @@ import ObjectGraphFixtureModel
         defer { Task { await b.quit() } }
         let inserted = a.main.changes
         #expect(try await b.send("insert Shared").hasPrefix("inserted"))
-        _ = await Self.remoteChange(on: inserted, within: 10) { !$0.inserted.isEmpty }
+        _ = await Self.remoteChange(on: inserted, within: 90) { !$0.inserted.isEmpty }
         let shared = try #require(try await a.account(named: "Shared"))
 
         // A edits the balance in main (not saved yet); B saves another balance meanwhile.
@@ -115,7 +115,7 @@ import ObjectGraphFixtureModel
         }
         let merged = a.main.changes
         #expect(try await b.send("update Shared 7") == "saved")
-        _ = await Self.remoteChange(on: merged, within: 10) { $0.updated.contains(shared.id) }
+        _ = await Self.remoteChange(on: merged, within: 90) { $0.updated.contains(shared.id) }
 
         // A's edit is still there, on top; saving it up the chain is a reported conflict.
         let pending = await a.main.perform { (holder.object as? Account)?.balance }
@@ -190,7 +190,7 @@ import ObjectGraphFixtureModel
         let context = ManagedObjectContext(.privateQueue, coordinator: coordinator)
         try await context.perform { let a = Account(context: context); a.name = "Before"; try context.save() }
 
-        let holder = try await FixtureProcess.start(["hold-write-lock", url.path, "60"], readyLine: "locked")
+        let holder = try await FixtureProcess.start(["hold-write-lock", url.path, FixtureProcess.holdLimit], readyLine: "locked")
         let started = ContinuousClock.now
         let (readWhileLocked, saveError) = await context.perform { () -> (Int, StoreError?) in
             let read = (try? context.count(for: FetchRequest<Account>())) ?? -1

@@ -61,8 +61,8 @@ import Testing
 
     /// Holds reads of the stack's file, runs `read` in a reading context, and once the read
     /// waits at the gate, asks the main queue whether it can still run a block then. Returns
-    /// that answer and the read's result. A watchdog lets the read go after 60 s, so that a
-    /// main queue held by the read fails the test instead of hanging it. (60 s, not less: the
+    /// that answer and the read's result. A watchdog lets the read go after 120 s, so that a
+    /// main queue held by the read fails the test instead of hanging it. (120 s, not less: the
     /// main queue is the test process's, shared with every test running beside this one,
     /// and under TSan their blocks can keep it busy for many seconds. A free main queue
     /// answers as soon as it gets to the block, and the hold ends then.)
@@ -74,12 +74,12 @@ import Testing
         let reader = stack.reader()
         let reading = Task { try await reader.perform { try read(reader) } }
         let watchdog = Task {
-            try await Task.sleep(for: .seconds(60))
+            try await Task.sleep(for: .seconds(120))
             og_failing_vfs_hold_reads(nil)
         }
         defer { watchdog.cancel() }
         let start = ContinuousClock.now
-        while og_failing_vfs_held_reads() == 0, ContinuousClock.now - start < .seconds(30) {
+        while og_failing_vfs_held_reads() == 0, ContinuousClock.now - start < .seconds(90) {
             try await Task.sleep(for: .milliseconds(2))
         }
         #expect(og_failing_vfs_held_reads() > 0, "the read never reached the file")

@@ -84,7 +84,7 @@ import Testing
         let stack = try DeepStack(description: description, url: url)
         let seed = try await stack.seed()
         _ = try await stack.childEdits(seed)
-        let holder = try await FixtureProcess.start(["hold-write-lock", url.path, "60"], readyLine: "locked")
+        let holder = try await FixtureProcess.start(["hold-write-lock", url.path, FixtureProcess.holdLimit], readyLine: "locked")
         let error = try await failingSave(stack, seed, objects: [seed.acme, seed.beta])
         await holder.finish()
         guard case .storeFailure(.busy(let path, let timeout)) = error else { Issue.record("\(error)"); return }

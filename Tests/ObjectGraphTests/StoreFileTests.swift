@@ -127,7 +127,7 @@ import Testing
         let url = TestStack.fileURL()
         defer { StoreFileState.cleanUp(url) }
         let clientID = try await TwoCoordinatorTests.saveClient(named: "Acme", through: TestStack.coordinator(at: url))
-        let holder = try await FixtureProcess.start(["hold-lock", url.path, "60"], readyLine: "locked")
+        let holder = try await FixtureProcess.start(["hold-lock", url.path, FixtureProcess.holdLimit], readyLine: "locked")
         let before = try StoreFileState(of: url)
 
         // When a coordinator opens it with a short busy timeout

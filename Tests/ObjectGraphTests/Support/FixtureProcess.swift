@@ -97,18 +97,26 @@ enum FixtureProcess {
                       stderr: String(decoding: try Data(contentsOf: errURL), as: UTF8.self))
     }
 
+    /// The time limit, in seconds, given to a fixture that holds a lock until the test
+    /// closes its stdin. It is a backstop only (stdin also closes when the test process
+    /// dies), so it is far longer than any test: under TSan the whole test process has
+    /// been seen to stall for over a minute between the holder's "locked" and the test's
+    /// next step, and a 60 s limit then let the lock go before the test looked at it.
+    static let holdLimit = "600"
+
     /// Starts the fixture and returns once it printed `readyLine` on stdout: for children
     /// that keep something (a lock) while the test works. Closing their stdin ends them.
     static func start(_ arguments: [String], readyLine: String, timeout: TimeInterval = 30) async throws -> Running {
         let child = try Subprocess(try executableURL(), arguments, stdin: .pipe, stdout: .pipe, stderr: .inherit)
         let running = Running(child: child)
         guard let reader = child.standardOutput else { throw StartFailure(arguments: arguments, firstLine: nil) }
-        // A child that never says it is ready is killed, which ends the read below.
+        // A child that never says it is ready is killed, which ends the read below. The
+        // reading thread stands the timeout down as soon as a line comes, not the test once
+        // it resumes: a test process stalled past the timeout would kill a ready child.
         let ready = ReadyFlag()
         DispatchQueue.global().asyncAfter(deadline: .now() + timeout) {
             if !ready.isSet { child.kill(SIGKILL) }
         }
-        defer { ready.set() }
         let line: String? = await withCheckedContinuation { continuation in
             // Blocking reads belong on a thread of their own, not on the test's executor.
             Thread.detachNewThread {
@@ -118,6 +126,7 @@ enum FixtureProcess {
                     if data.isEmpty { break }
                     text += String(decoding: data, as: UTF8.self)
                 }
+                ready.set()
                 continuation.resume(returning: text.split(separator: "\n").first.map(String.init))
             }
         }

@@ -62,9 +62,9 @@ final class RemoteWriterProcess: Sendable {
         return reply
     }
 
-    /// The next line of output (nil when the process ended, or after 60 s).
+    /// The next line of output (nil when the process ended, or after 120 s).
     private func nextLine() async -> String? {
-        let deadline = ContinuousClock.now + .seconds(60)
+        let deadline = ContinuousClock.now + .seconds(120)
         while ContinuousClock.now < deadline {
             let (line, ended) = output.withLock { o -> (String?, Bool) in
                 o.lines.isEmpty ? (nil, o.ended) : (o.lines.removeFirst(), false)

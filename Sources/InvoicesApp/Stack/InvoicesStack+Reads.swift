@@ -28,20 +28,32 @@ extension InvoicesStack {
         return try await read { reader in try reader.clientDetail(id: id, today: today) }
     }
 
-    /// One page of the invoice list.
+    /// One page of the invoice list. The list's count is read once per generation and
+    /// kept for its other pages (``ListSummaryCache``).
     public func invoicePage(_ query: InvoiceQuery, today: CalendarDay = .today) async throws -> Page<InvoiceSummary> {
-        return try await read { reader in try reader.invoicePage(query, today: today) }
+        let key = ListSummaryCache.Key(query, today: today)
+        let generation = changes.current
+        let known = listSummaries.summary(for: key, at: generation)?.knownCount
+        let page = try await read { reader in try reader.invoicePage(query, today: today, knownTotal: known) }
+        if known == nil { listSummaries.keep(count: page.totalCount, for: key, at: generation) }
+        return page
     }
 
     /// One page of the invoice list and the whole list's totals per currency, read together:
-    /// the totals' counts are the page's total count, so the list is not counted twice.
+    /// the totals' counts are the page's total count, so the list is not counted twice. The
+    /// totals are read once per generation and kept for the list's other pages.
     public func invoiceListing(_ query: InvoiceQuery, today: CalendarDay = .today) async throws
         -> (page: Page<InvoiceSummary>, totals: [InvoiceListTotal]) {
-        return try await read { reader throws -> (Page<InvoiceSummary>, [InvoiceListTotal]) in
-            let totals = try reader.invoiceTotals(query, today: today)
+        let key = ListSummaryCache.Key(query, today: today)
+        let generation = changes.current
+        let kept = listSummaries.summary(for: key, at: generation)?.totals
+        let (page, totals) = try await read { reader throws -> (Page<InvoiceSummary>, [InvoiceListTotal]) in
+            let totals = try kept ?? reader.invoiceTotals(query, today: today)
             let page = try reader.invoicePage(query, today: today, knownTotal: totals.reduce(0) { $0 + $1.count })
             return (page, totals)
         }
+        if kept == nil { listSummaries.keep(totals: totals, for: key, at: generation) }
+        return (page, totals)
     }
 
     /// An invoice's page; nil when no invoice has this primary key.

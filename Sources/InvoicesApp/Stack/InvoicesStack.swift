@@ -39,6 +39,8 @@ public final class InvoicesStack: Sendable {
     public let serverName = ServerName()
     /// Counts the changes pages can see (see ``Generation``).
     let changes: DataGeneration
+    /// Invoice lists' counts and totals, kept for the generation they were read at.
+    let listSummaries = ListSummaryCache()
     /// When the writer's changes reach the file, and the changes set aside on the way.
     let persistence: WriterPersistence
     let logger: Logger

@@ -68,6 +68,8 @@ extension ManagedObjectContext {
         }
         var request = FetchRequest<Invoice>(predicate: predicate, sortBy: sort)
         let total = try knownTotal ?? count(for: request)
+        // A row shows its client's name: the page's clients in one query, not one each.
+        request.relationshipKeyPathsForPrefetching = [\Invoice.client]
         let page = min(list.page, Page<InvoiceSummary>.pageCount(totalCount: total, pageSize: list.pageSize))
         request.fetchLimit = list.pageSize
         request.fetchOffset = (page - 1) * list.pageSize
@@ -95,7 +97,9 @@ extension ManagedObjectContext {
         if let clientID = query.clientID {
             return try invoices(ofClient: clientID, predicate: predicate, sort: sort)
         }
-        return try fetch(FetchRequest<Invoice>(predicate: predicate, sortBy: sort))
+        var request = FetchRequest<Invoice>(predicate: predicate, sortBy: sort)
+        request.relationshipKeyPathsForPrefetching = [\Invoice.client]
+        return try fetch(request)
     }
 
     /// A client's invoices, filtered, sorted and paged in memory: one query on the foreign key

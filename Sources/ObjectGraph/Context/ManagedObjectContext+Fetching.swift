@@ -24,10 +24,17 @@ extension ManagedObjectContext {
     /// Unsaved changes count (unless `includesPendingChanges` is false): matching inserts
     /// are included, pending deletes excluded, pending updates re-evaluated. A fetch never
     /// overwrites unsaved edits of registered objects. Fetching N objects runs one query,
-    /// and their rows land in the coordinator's row cache.
+    /// and their rows land in the coordinator's row cache; so do the rows of the to-one
+    /// destinations the request prefetches, one more query per relationship.
     /// - Throws: ``FetchError``.
     public func fetch<T: ManagedObject>(_ request: FetchRequest<T>) throws -> [T] {
         ConcurrencyDebug.checkIfEnabled(self, "fetch(_:)")
+        let objects = try fetchObjects(request)
+        try prefetch(request.relationshipKeyPathsForPrefetching, of: objects)
+        return objects
+    }
+
+    private func fetchObjects<T: ManagedObject>(_ request: FetchRequest<T>) throws -> [T] {
         processPendingChanges()
         let plan = try FetchPlan(request, model: model, dialect: persistentStoreCoordinator.dialect)
         let overlay = pendingOverlay(includingOwn: request.includesPendingChanges)

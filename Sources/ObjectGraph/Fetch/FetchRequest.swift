@@ -41,6 +41,11 @@ public struct FetchRequest<Result: ManagedObject> {
     /// alone. Unsaved objects whose searchable text changed have no rank yet: those that
     /// match come before the stored ones, in the sort descriptors' order.
     public var sortsBySearchRank: Bool = true
+    /// To-one relationships whose destinations' rows are read with the results, one query per
+    /// relationship for the whole result (Core Data's `relationshipKeyPathsForPrefetching`):
+    /// reading `invoice.client.name` for fifty invoices then costs no query per invoice.
+    /// Rows the context or the coordinator's row cache already has are not read again.
+    public var relationshipKeyPathsForPrefetching: [PartialKeyPath<Result>] = []
 
     public init(predicate: Predicate<Result>? = nil, sortBy sortDescriptors: [SortDescriptor<Result>] = [],
                 fetchLimit: Int? = nil, fetchOffset: Int = 0) {
@@ -61,6 +66,8 @@ public enum FetchError: Error, CustomStringConvertible, Sendable {
     case unsupportedSortKey(String)
     /// The request searches an entity that declares no searchable attribute.
     case notSearchable(String)
+    /// A key path to prefetch does not name a to-one relationship of the result's entity.
+    case unsupportedPrefetch(String)
     /// The store could not be read.
     case storeFailure(StoreError)
 
@@ -74,6 +81,8 @@ public enum FetchError: Error, CustomStringConvertible, Sendable {
             return "Cannot sort by \(keyPath): sort by @Attribute properties, or through to-one relationships."
         case .notSearchable(let name):
             return "\(name) has no searchable attributes; declare the ones to search with @Attribute(.searchable)."
+        case .unsupportedPrefetch(let keyPath):
+            return "\(keyPath) cannot be prefetched: relationshipKeyPathsForPrefetching takes to-one relationships of the fetched entity (such as \\Invoice.client), one step each."
         case .storeFailure(let error):
             return "The store could not be read: \(error)"
         }

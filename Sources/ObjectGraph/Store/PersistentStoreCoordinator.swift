@@ -193,6 +193,19 @@ public final class PersistentStoreCoordinator: Sendable {
         return row
     }
 
+    /// Reads the rows of `entity` with these primary keys into the row cache's prefetch pool
+    /// (a fetch's ``FetchRequest/relationshipKeyPathsForPrefetching``), a few hundred keys a
+    /// query.
+    func prefetchRows(of entity: EntityDescription, primaryKeys: [Int64]) throws {
+        let store = try requireStore()
+        let dialect = self.dialect
+        for start in stride(from: 0, to: primaryKeys.count, by: 500) {
+            let chunk = primaryKeys[start..<min(primaryKeys.count, start + 500)]
+            let keys = SQLFragment(dialect.includesKeys("t0._pk"), [.string("[" + chunk.map(String.init).joined(separator: ",") + "]")])
+            rowCache.store(try store.fetchRows(entity, join: "", where: keys, orderBy: nil, limit: nil, offset: 0))
+        }
+    }
+
     func destinations(of id: ObjectID, relationship: RelationshipDescription,
                       entity: EntityDescription) throws -> [ObjectID] {
         guard let pk = id.primaryKey else { return [] }

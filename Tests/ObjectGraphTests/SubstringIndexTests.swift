@@ -113,3 +113,55 @@ import TestSupport
         return rows.compactMap { $0.last ?? nil }.joined(separator: "\n")
     }
 }
+
+/// `FetchRequest.readsSubstringIndexes = false`: the same answers, found by testing each row
+/// the query walks rather than through the index (for a term found in many rows).
+@Suite struct SubstringIndexWalkTests {
+    @Test(arguments: TestStore.all)
+    func aFetchThatReadsNoIndexFindsWhatTheIndexFindsPageByPage(_ store: TestStore) async throws {
+        let location = store.makeLocation()
+        defer { location.cleanUp() }
+        let coordinator = try location.coordinator(model: SubstringIndexed.model)
+        let context = ManagedObjectContext(.privateQueue, coordinator: coordinator)
+        try await SubstringIndexTests.seed(context)
+        for term in ["acm", "CAFÉ", "inv-1", "co", "none-such", "%"] {
+            for offset in [0, 2, 5] {
+                let (viaIndex, viaWalk, counts) = try await context.perform {
+                    let indexed = FetchRequest<SubstringIndexed.Invoice>(predicate: SubstringSearch.invoicePredicate(term),
+                                                                        sortBy: [SortDescriptor(\.identifier, order: .reverse)],
+                                                                        fetchLimit: 3, fetchOffset: offset)
+                    var walked = indexed
+                    walked.readsSubstringIndexes = false
+                    return (try context.fetch(indexed).map(\.identifier), try context.fetch(walked).map(\.identifier),
+                            (try context.count(for: indexed.unpaged), try context.count(for: walked.unpaged)))
+                }
+                #expect(viaIndex == viaWalk, "\(term.debugDescription) from \(offset)")
+                #expect(counts.0 == counts.1, "\(term.debugDescription)")
+            }
+        }
+    }
+
+    @Test func onSQLiteTheWalkReadsNoTrigramTable() throws {
+        let location = TestStore.sqliteFile.makeLocation()
+        defer { location.cleanUp() }
+        let coordinator = try location.coordinator(model: SubstringIndexed.model)
+        var request = FetchRequest<SubstringIndexed.Invoice>(predicate: SubstringSearch.invoicePredicate("acme"),
+                                                            sortBy: [SortDescriptor(\.identifier)], fetchLimit: 10)
+        let indexed = try FetchPlan(request, model: coordinator.model, dialect: coordinator.dialect)
+        request.readsSubstringIndexes = false
+        let walked = try FetchPlan(request, model: coordinator.model, dialect: coordinator.dialect)
+        #expect(indexed.condition?.sql.contains("MATCH") == true)
+        #expect(walked.condition?.sql.contains("MATCH") == false)
+        #expect(walked.condition?.sql.contains("instr") == true)
+    }
+}
+
+private extension FetchRequest {
+    /// The request without its window.
+    var unpaged: FetchRequest {
+        var request = self
+        request.fetchLimit = nil
+        request.fetchOffset = 0
+        return request
+    }
+}

@@ -56,10 +56,15 @@ extension ManagedObjectContext {
 
     /// One page of invoices, searched, filtered and sorted as `query` says. "Overdue" is
     /// decided against `today`.
-    /// - Parameter knownTotal: how many invoices match, when the caller has counted them
-    ///   already (the list's totals per currency); counted here otherwise.
+    /// - Parameters:
+    ///   - knownTotal: how many invoices match, when the caller has counted them already (the
+    ///     list's totals per currency); counted here otherwise.
+    ///   - allInvoices: how many invoices there are, when known: with it, a search for a word
+    ///     that many invoices contain walks the list's order instead of gathering every match
+    ///     (``walksSortOrder(matches:of:through:)``).
     /// - Throws: `FetchError` when the store cannot be read.
-    public func invoicePage(_ query: InvoiceQuery, today: CalendarDay = .today, knownTotal: Int? = nil) throws -> Page<InvoiceSummary> {
+    public func invoicePage(_ query: InvoiceQuery, today: CalendarDay = .today, knownTotal: Int? = nil,
+                            allInvoices: Int? = nil) throws -> Page<InvoiceSummary> {
         let list = query.list
         let predicate = Self.invoicePredicate(query, today: today)
         let sort = Self.invoiceSort(list.sort, descending: list.descending)
@@ -73,6 +78,10 @@ extension ManagedObjectContext {
         let page = min(list.page, Page<InvoiceSummary>.pageCount(totalCount: total, pageSize: list.pageSize))
         request.fetchLimit = list.pageSize
         request.fetchOffset = (page - 1) * list.pageSize
+        if list.search != nil, [.issueDate, .identifier].contains(list.sort), let allInvoices,
+           Self.walksSortOrder(matches: total, of: allInvoices, through: request.fetchOffset + list.pageSize) {
+            request.readsSubstringIndexes = false
+        }
         let items = try fetch(request).map { InvoiceSummary($0, today: today) }
         return Page(items: items, totalCount: total, page: page, pageSize: list.pageSize)
     }
@@ -175,6 +184,16 @@ extension ManagedObjectContext {
 
     /// The filters and search the query turns on, as one predicate (see
     /// ``PredicateComposition``); nil when none is on.
+    /// Whether a page of a search is cheaper found by walking the list's sorted index and
+    /// testing each invoice until `through` of them matched, than through the substring
+    /// index, which gathers all `matches` to sort them. Matches spread evenly, the walk reads
+    /// about `through × all / matches` invoices: it wins when that is well under `matches`
+    /// (a word in a third of 100,000 invoices: 750 invoices walked for page 5 against 33,000
+    /// gathered; a client's name in ten of them: the index).
+    static func walksSortOrder(matches: Int, of all: Int, through: Int) -> Bool {
+        matches > 0 && through.multipliedReportingOverflow(by: all).partialValue < matches * matches / 2
+    }
+
     static func invoicePredicate(_ query: InvoiceQuery, today: CalendarDay) -> Predicate<Invoice>? {
         typealias P = PredicateComposition<Invoice>
         var parts: [P.Part] = []

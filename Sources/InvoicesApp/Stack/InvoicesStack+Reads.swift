@@ -34,9 +34,23 @@ extension InvoicesStack {
         let key = ListSummaryCache.Key(query, today: today)
         let generation = changes.current
         let known = listSummaries.summary(for: key, at: generation)?.knownCount
-        let page = try await read { reader in try reader.invoicePage(query, today: today, knownTotal: known) }
+        let all = try await allInvoices(at: generation, for: query)
+        let page = try await read { reader in
+            try reader.invoicePage(query, today: today, knownTotal: known, allInvoices: all)
+        }
         if known == nil { listSummaries.keep(count: page.totalCount, for: key, at: generation) }
         return page
+    }
+
+    /// How many invoices there are, for a search's plan (nil for other lists): kept like a
+    /// list's count, so it is counted once per generation.
+    private func allInvoices(at generation: Generation, for query: InvoiceQuery) async throws -> Int? {
+        guard query.list.search != nil, query.clientID == nil else { return nil }
+        let key = ListSummaryCache.Key(InvoiceQuery(), today: .today)
+        if let count = listSummaries.summary(for: key, at: generation)?.knownCount { return count }
+        let count = try await read { reader in try reader.count(for: FetchRequest<Invoice>()) }
+        listSummaries.keep(count: count, for: key, at: generation)
+        return count
     }
 
     /// One page of the invoice list and the whole list's totals per currency, read together:
@@ -47,9 +61,11 @@ extension InvoicesStack {
         let key = ListSummaryCache.Key(query, today: today)
         let generation = changes.current
         let kept = listSummaries.summary(for: key, at: generation)?.totals
+        let all = try await allInvoices(at: generation, for: query)
         let (page, totals) = try await read { reader throws -> (Page<InvoiceSummary>, [InvoiceListTotal]) in
             let totals = try kept ?? reader.invoiceTotals(query, today: today)
-            let page = try reader.invoicePage(query, today: today, knownTotal: totals.reduce(0) { $0 + $1.count })
+            let page = try reader.invoicePage(query, today: today, knownTotal: totals.reduce(0) { $0 + $1.count },
+                                              allInvoices: all)
             return (page, totals)
         }
         if kept == nil { listSummaries.keep(totals: totals, for: key, at: generation) }

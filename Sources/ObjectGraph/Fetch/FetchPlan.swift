@@ -53,6 +53,7 @@ struct FetchPlan {
         var predicate: SQLFragment?
         if let requested = request.predicate {
             do {
+                let dialect = request.readsSubstringIndexes ? dialect : dialect.readingNoSubstringIndexes()
                 predicate = try PredicateTranslator(schema: schema, rootEntity: entity.name, dialect: dialect)
                     .translate(requested)
             } catch {

@@ -41,6 +41,13 @@ public struct FetchRequest<Result: ManagedObject> {
     /// alone. Unsaved objects whose searchable text changed have no rank yet: those that
     /// match come before the stored ones, in the sort descriptors' order.
     public var sortsBySearchRank: Bool = true
+    /// Whether case-insensitive substring tests of `.indexedForSubstringSearch` attributes
+    /// find their candidate rows through the attribute's index (the default), or test each
+    /// row the query reads. A term found in many rows is cheaper without the index when the
+    /// order has an index of its own and the fetch has a limit: the query then walks that
+    /// order and stops once the page is full, where the index gathers every match to sort
+    /// them. The results are the same either way.
+    public var readsSubstringIndexes: Bool = true
     /// To-one relationships whose destinations' rows are read with the results, one query per
     /// relationship for the whole result (Core Data's `relationshipKeyPathsForPrefetching`):
     /// reading `invoice.client.name` for fifty invoices then costs no query per invoice.

@@ -121,7 +121,9 @@ extension PredicateExpressions.Filter: SQLTranslatableExpression {
 extension PredicateTranslation {
     /// The value of `keyPath` (one property) applied to `base`.
     func member(_ keyPath: AnyKeyPath, of base: SQLOperand, baseType: Any.Type, isOptional: Bool) throws -> SQLOperand {
-        let name = PredicateTranslationError.keyPathName(keyPath)
+        // Only errors name the key path: making the name runs a regex over its description,
+        // which every member of every translated predicate would otherwise pay.
+        var name: String { PredicateTranslationError.keyPathName(keyPath) }
         switch base.kind {
         case .row(let entity, let reference):
             guard let steps = schema.resolve(keyPath, from: entity), !steps.isEmpty else {

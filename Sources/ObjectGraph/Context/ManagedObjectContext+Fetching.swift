@@ -198,9 +198,24 @@ extension ManagedObjectContext {
 
     /// This context's unsaved changes (when `includingOwn`) over its ancestors'.
     func pendingOverlay(includingOwn: Bool) -> PendingOverlay {
-        var overlay = parent.map { p in p.performAndWait { p.pendingOverlay(includingOwn: true) } } ?? PendingOverlay()
+        var overlay = PendingOverlay()
+        // Ancestors holding no changes have nothing to give: no hop onto their queues (the
+        // main queue, for a page's reading context), which many reads at once would wait for.
+        if let parent, parent.chainMayHavePendingChanges {
+            overlay = parent.performAndWait { parent.pendingOverlay(includingOwn: true) }
+        }
         if includingOwn { overlay.apply(ownPendingChanges()) }
         return overlay
+    }
+
+    /// Whether this context or an ancestor may hold unsaved changes (from any thread).
+    var chainMayHavePendingChanges: Bool {
+        var context: ManagedObjectContext? = self
+        while let current = context {
+            if current.mayHavePendingChanges.load(ordering: .acquiring) { return true }
+            context = current.parent
+        }
+        return false
     }
 
     private func ownPendingChanges() -> PendingOverlay {

@@ -109,7 +109,13 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
     /// (guarded by `registryLock`).
     var aliases = AliasTable()
     /// The unsaved changes (queue-owned): one value, cleared in one way.
-    var pending = PendingChanges()
+    var pending = PendingChanges() {
+        didSet { mayHavePendingChanges.store(!pending.holdsNothing, ordering: .releasing) }
+    }
+    /// False only while `pending` holds nothing, readable from any thread: a child's read
+    /// then needs no hop onto this context's queue for its unsaved changes (there are none).
+    /// A change made meanwhile is one the read did not see, as if it had run a moment earlier.
+    let mayHavePendingChanges = Atomic<Bool>(false)
     /// While this context's save through to the store is under way: its objects, by the ID
     /// the save knows them by, so one deleted meanwhile (and so unregistered) is still found
     /// when the save settles (queue-owned).

@@ -30,6 +30,10 @@ struct PendingChanges {
 
     var isEmpty: Bool { !hasInserts && deleted.isEmpty && !changedList.contains { $0.isChangeNoted && $0.isUpdated } }
 
+    /// Whether no object is listed at all: `isEmpty` without its walk over the lists (true
+    /// here means empty; false may still be empty, with entries every reader skips).
+    var holdsNothing: Bool { insertionOrder.isEmpty && changedList.isEmpty && deleted.isEmpty }
+
     /// Whether an object is inserted and not deleted.
     var hasInserts: Bool { insertionOrder.contains(where: Self.isPendingInsert) }
 

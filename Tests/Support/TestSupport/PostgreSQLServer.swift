@@ -250,6 +250,10 @@ public final class PostgreSQLServer: Sendable {
             let owner = (try? String(contentsOf: folder.appendingPathComponent("owner"), encoding: .utf8))
                 .flatMap { Int32($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
             if let owner, kill(owner, 0) == 0 { continue }
+            // A folder without its owner yet may be one another start (in this process or
+            // another) has just made and is about to sign: only an old one is abandoned.
+            if owner == nil, let made = (try? FileManager.default.attributesOfItem(atPath: folder.path))?[.modificationDate] as? Date,
+               Date().timeIntervalSince(made) < 600 { continue }
             let pidFile = folder.appendingPathComponent("data/postmaster.pid")
             let pid = (try? String(contentsOf: pidFile, encoding: .utf8))?.split(separator: "\n").first.flatMap { Int32($0) }
             shutDown(pid: pid ?? 0)

@@ -93,6 +93,8 @@ struct PostgreSQLSaveWriter: SaveWriter {
 
     /// A save's updates of one entity setting the same columns, many per statement
     /// (``PostgreSQLMultiRowUpdate``): one round trip per 512 rows rather than per row.
+    var writesUpdatesTogether: Bool { true }
+
     func update(_ entity: EntityDescription, rows: [SaveWriterUpdate], only properties: [Int]) throws -> Set<Int64> {
         let table = store.table(for: entity)
         return try store.saveUpdate(for: entity, positions: table.positions(of: properties)).run(rows, table: table, in: db)

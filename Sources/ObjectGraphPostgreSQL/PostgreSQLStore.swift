@@ -56,7 +56,8 @@ public final class PostgreSQLStore: PersistentStore {
     package let recordsHistory: Bool
     package var isShared: Bool { true }
     package let migrationOutcome: MigrationOutcome?
-    package var dialect: SQLDialect { SQLDialect.postgreSQL.searching(with: PostgreSQLFullTextSearch.shared) }
+    /// Made once: every fetch and count asks for it.
+    package let dialect = SQLDialect.postgreSQL.searching(with: PostgreSQLFullTextSearch.shared)
     package var executedReadQueries: Int { readQueries.load(ordering: .relaxed) }
 
     let model: ManagedObjectModel
@@ -227,7 +228,7 @@ public final class PostgreSQLStore: PersistentStore {
 
     package func aggregate(_ plan: AggregatePlan, excluding excluded: [Int64], into table: inout GroupTable) throws {
         var bindings = plan.condition?.bindings ?? []
-        if !excluded.isEmpty { bindings.append(.string("[" + excluded.map(String.init).joined(separator: ",") + "]")) }
+        if !excluded.isEmpty { bindings.append(SQLDialect.keyList(excluded)) }
         let result = try read { try $0.query(SQLFragment(plan.sql(excludingKeys: !excluded.isEmpty), bindings)) }
         for row in 0..<result.rowCount {
             table.add(values: plan.columns.indices.map { result.value(row, $0, as: plan.columns[$0].type) })

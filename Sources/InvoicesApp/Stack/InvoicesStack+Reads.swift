@@ -34,23 +34,14 @@ extension InvoicesStack {
         let key = ListSummaryCache.Key(query, today: today)
         let generation = changes.current
         let known = listSummaries.summary(for: key, at: generation)?.knownCount
-        let all = try await allInvoices(at: generation, for: query)
-        let page = try await read { reader in
-            try reader.invoicePage(query, today: today, knownTotal: known, allInvoices: all)
+        let all = invoiceCount(at: generation, for: query)
+        let (page, allCount) = try await read { reader throws -> (Page<InvoiceSummary>, Int?) in
+            let allCount = try all.read(in: reader)
+            return (try reader.invoicePage(query, today: today, knownTotal: known, allInvoices: allCount), allCount)
         }
         if known == nil { listSummaries.keep(count: page.totalCount, for: key, at: generation) }
+        all.keep(allCount, in: listSummaries, at: generation)
         return page
-    }
-
-    /// How many invoices there are, for a search's plan (nil for other lists): kept like a
-    /// list's count, so it is counted once per generation.
-    private func allInvoices(at generation: Generation, for query: InvoiceQuery) async throws -> Int? {
-        guard query.list.search != nil, query.clientID == nil else { return nil }
-        let key = ListSummaryCache.Key(InvoiceQuery(), today: .today)
-        if let count = listSummaries.summary(for: key, at: generation)?.knownCount { return count }
-        let count = try await read { reader in try reader.count(for: FetchRequest<Invoice>()) }
-        listSummaries.keep(count: count, for: key, at: generation)
-        return count
     }
 
     /// One page of the invoice list and the whole list's totals per currency, read together:
@@ -61,15 +52,24 @@ extension InvoicesStack {
         let key = ListSummaryCache.Key(query, today: today)
         let generation = changes.current
         let kept = listSummaries.summary(for: key, at: generation)?.totals
-        let all = try await allInvoices(at: generation, for: query)
-        let (page, totals) = try await read { reader throws -> (Page<InvoiceSummary>, [InvoiceListTotal]) in
+        let all = invoiceCount(at: generation, for: query)
+        let (page, totals, allCount) = try await read { reader throws -> (Page<InvoiceSummary>, [InvoiceListTotal], Int?) in
             let totals = try kept ?? reader.invoiceTotals(query, today: today)
+            let allCount = try all.read(in: reader)
             let page = try reader.invoicePage(query, today: today, knownTotal: totals.reduce(0) { $0 + $1.count },
-                                              allInvoices: all)
-            return (page, totals)
+                                              allInvoices: allCount)
+            return (page, totals, allCount)
         }
         if kept == nil { listSummaries.keep(totals: totals, for: key, at: generation) }
+        all.keep(allCount, in: listSummaries, at: generation)
         return (page, totals)
+    }
+
+    /// Whether `query`'s page needs the number of all invoices (a search's plan does), and
+    /// what is kept of it at `generation`.
+    private func invoiceCount(at generation: Generation, for query: InvoiceQuery) -> InvoiceCount {
+        guard query.list.search != nil, query.clientID == nil else { return InvoiceCount(isNeeded: false, kept: nil) }
+        return InvoiceCount(isNeeded: true, kept: listSummaries.summary(for: InvoiceCount.key, at: generation)?.knownCount)
     }
 
     /// An invoice's page; nil when no invoice has this primary key.
@@ -90,5 +90,26 @@ extension InvoicesStack {
     /// Every invoice of a list, without paging.
     public func invoiceSummaries(_ query: InvoiceQuery, today: CalendarDay = .today) async throws -> [InvoiceSummary] {
         return try await read { reader in try reader.invoiceSummaries(query, today: today) }
+    }
+}
+
+/// The number of all invoices, as a search's page needs it: counted in the page's own read
+/// when no count is kept for the generation, and kept like a list's count.
+private struct InvoiceCount {
+    /// The unfiltered list's summary: its count is the number of all invoices.
+    static let key = ListSummaryCache.Key(InvoiceQuery(), today: .today)
+    let isNeeded: Bool
+    let kept: Int?
+
+    /// The count, from what is kept or from `reader`; nil when not needed.
+    func read(in reader: ManagedObjectContext) throws -> Int? {
+        guard isNeeded else { return nil }
+        return try kept ?? reader.count(for: FetchRequest<Invoice>())
+    }
+
+    /// Keeps a count read here.
+    func keep(_ count: Int?, in summaries: ListSummaryCache, at generation: Generation) {
+        guard kept == nil, let count else { return }
+        summaries.keep(count: count, for: Self.key, at: generation)
     }
 }

@@ -201,7 +201,7 @@ public final class PersistentStoreCoordinator: Sendable {
         let dialect = self.dialect
         for start in stride(from: 0, to: primaryKeys.count, by: 500) {
             let chunk = primaryKeys[start..<min(primaryKeys.count, start + 500)]
-            let keys = SQLFragment(dialect.includesKeys("t0._pk"), [.string("[" + chunk.map(String.init).joined(separator: ",") + "]")])
+            let keys = dialect.includesKeys("t0._pk", chunk)
             rowCache.store(try store.fetchRows(entity, join: "", where: keys, orderBy: nil, limit: nil, offset: 0))
         }
     }

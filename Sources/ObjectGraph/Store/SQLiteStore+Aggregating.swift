@@ -15,7 +15,7 @@ extension SQLiteStore {
     func aggregate(_ plan: AggregatePlan, excluding excluded: [Int64], into table: inout GroupTable) throws {
         let sql = plan.sql(excludingKeys: !excluded.isEmpty)
         var bindings = plan.condition?.bindings ?? []
-        if !excluded.isEmpty { bindings.append(.string("[" + excluded.map(String.init).joined(separator: ",") + "]")) }
+        if !excluded.isEmpty { bindings.append(SQLDialect.keyList(excluded)) }
         readQueryCount.add(1, ordering: .relaxed)
         try pool.read { db in
             let statement = try db.prepared(SQLFragment(sql, bindings))

@@ -199,7 +199,7 @@ package struct SaveTransaction<Writer: SaveWriter> {
     /// same columns, none of a uniqueness constraint (a clash there must be named per row).
     /// What it wrote, the update loop does not write again; the rest it writes one by one.
     private mutating func writeUpdatesAhead() throws {
-        guard request.updates.count > 1 else { return }
+        guard writer.writesUpdatesTogether, request.updates.count > 1 else { return }
         var groups: [[Int]: [String: UpdateGroup]] = [:]
         var resolvedValues: [ObjectID: [StoredValue]] = [:]
         for update in request.updates {

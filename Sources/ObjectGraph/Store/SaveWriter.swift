@@ -49,6 +49,10 @@ package protocol SaveWriter {
     /// many per statement; the default writes none ahead.
     func update(_ entity: EntityDescription, rows: [SaveWriterUpdate], only properties: [Int]) throws -> Set<Int64>
 
+    /// Whether ``update(_:rows:only:)`` writes anything: when not (the default), a save does
+    /// not group its updates for it.
+    var writesUpdatesTogether: Bool { get }
+
     /// The row as the store holds it now; nil when there is none.
     func currentRow(_ entity: EntityDescription, primaryKey: Int64) throws -> RowSnapshot?
 
@@ -87,6 +91,8 @@ extension SaveWriter {
     package func update(_ entity: EntityDescription, rows: [SaveWriterUpdate], only properties: [Int]) throws -> Set<Int64> {
         []
     }
+
+    package var writesUpdatesTogether: Bool { false }
 
     package func insert(_ entity: EntityDescription, rows: [SaveWriterRow]) throws -> (primaryKey: Int64, error: StoreError)? {
         for row in rows {

@@ -50,7 +50,7 @@ package struct BatchDeleteRules: Sendable {
         case .condition(let condition):
             rows = condition.map { " WHERE \($0)" } ?? ""
         case .keys(let keys):
-            let list = SQLFragment(dialect.includesKeys("t0._pk"), [.string("[" + keys.map(String.init).joined(separator: ",") + "]")])
+            let list = dialect.includesKeys("t0._pk", keys)
             rows = " WHERE \(list)"
         }
         return "INSERT INTO \(raw: keyTable) (entity, pk) SELECT \(.string(entity.name)), t0._pk FROM \(raw: SQLSchema.table(entity)) t0\(rows)"

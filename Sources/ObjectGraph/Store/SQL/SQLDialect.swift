@@ -238,6 +238,17 @@ package struct SQLDialect: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
+    /// `<column> IN (…)` over `keys`, bound as one JSON array.
+    package func includesKeys(_ column: String, _ keys: some Sequence<Int64>) -> SQLFragment {
+        SQLFragment(includesKeys(column), [Self.keyList(keys)])
+    }
+
+    /// Integer keys as the one text parameter of ``includesKeys(_:)`` and ``excludesKeys(_:)``:
+    /// a JSON array.
+    package static func keyList(_ keys: some Sequence<Int64>) -> StoredValue {
+        .string("[" + keys.map(String.init).joined(separator: ",") + "]")
+    }
+
     /// `<column> IN (…)` over a JSON array of integer keys bound as one text parameter.
     package func includesKeys(_ column: String) -> String {
         switch engine {

@@ -110,7 +110,7 @@ start_servers() {
         if live_pid "$DIR/$name.pid" >/dev/null; then continue; fi
         # shellcheck disable=SC2086
         "$INVOICES" serve --store "postgresql://postgres@127.0.0.1:$PG_PORT/$DATABASE" --host 127.0.0.1 \
-            --port "$port" --name "$name" --trusted-proxy 127.0.0.1 $SERVE_ARGS >"$DIR/$name.log" 2>&1 </dev/null &
+            --port "$port" --name "$name" --trusted-proxy 127.0.0.1 $SERVE_ARGS >>"$DIR/$name.log" 2>&1 </dev/null &
         echo $! >"$DIR/$name.pid"
     done
     n=0

@@ -38,7 +38,12 @@ extension BalancerTests {
 
         // The next POST goes through nginx, which passes it to a live server.
         let saved = try await visitor.post(path, [("csrf", csrf), ("name", name + " saved"), ("action", "save")])
-        #expect(saved.status == 303, "\(saved.status): \(saved.text.prefix(300))")
+        #expect(saved.status == 303, """
+            \(saved.status): \(saved.text.prefix(300))
+            \(cluster.logTail("nginx-error"))
+            \(cluster.logTail("s2", lines: 5))
+            \(cluster.logTail("s3", lines: 5))
+            """)
         let stored = try await cluster.query("SELECT name, city FROM \"Client\" WHERE _pk = \(id)")
         #expect(stored == ["\(name) saved|Lugano"], "the city typed on the killed server is kept")
     }

@@ -123,6 +123,14 @@ final class TestCluster: Sendable {
         return text?.split(separator: "\n").first.flatMap { Int32($0.trimmingCharacters(in: .whitespaces)) }
     }
 
+    /// The last `lines` lines of a log in the cluster's folder (`nginx-error`, `s1`, …), for a
+    /// failure's message: what the balancer or a server said when a test saw something wrong.
+    func logTail(_ name: String, lines: Int = 15) -> String {
+        let url = directory.appendingPathComponent("\(name).log")
+        guard let text = try? String(contentsOf: url, encoding: .utf8) else { return "(\(name).log: none)" }
+        return "\(name).log:\n" + text.split(separator: "\n", omittingEmptySubsequences: false).suffix(lines).joined(separator: "\n")
+    }
+
     /// Sends `signal` to a process of the cluster and waits (up to `timeout`) until it is gone.
     /// - Returns: whether it is gone.
     @discardableResult

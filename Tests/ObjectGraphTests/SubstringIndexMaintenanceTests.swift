@@ -72,6 +72,32 @@ import Testing
         try Self.expectInStep(location.url)
     }
 
+    /// A store may write a save's new rows many per statement (SQLite: up to 64, the rest one
+    /// by one): every row of a large save is indexed, whichever statement wrote it.
+    @Test(arguments: TestStore.all)
+    func aLargeSaveIndexesEveryRow(_ store: TestStore) async throws {
+        let location = store.makeLocation()
+        defer { location.cleanUp() }
+        let context = ManagedObjectContext(.privateQueue, coordinator: try location.coordinator(model: SubstringIndexed.model))
+        let count = 333
+        try await context.perform {
+            let client = Client(context: context)
+            client.name = "Bulk Buyer"
+            for n in 0..<count {
+                let invoice = Invoice(context: context)
+                invoice.identifier = "BULK-\(1000 + n)"
+                invoice.notes = "crate \(n % 2 == 0 ? "even" : "odd") \(n)"
+                invoice.client = client
+            }
+            try context.save()
+        }
+        let found = try await Self.found(context, ["bulk-", "bulk-1000", "bulk-1332", "crate even", "crate odd"])
+        #expect(found[0].count == count, "every invoice by its identifier")
+        #expect(found[1] == ["BULK-1000"] && found[2] == ["BULK-1332"], "the first row and the last: \(found[1]) \(found[2])")
+        #expect(found[3].count == (count + 1) / 2 && found[4].count == count / 2)
+        try Self.expectInStep(location.url)
+    }
+
     @Test(arguments: TestStore.sqlite)
     func batchRequestsKeepTheIndexInStep(_ store: TestStore) async throws {
         let location = store.makeLocation()

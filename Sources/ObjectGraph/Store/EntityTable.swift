@@ -29,6 +29,9 @@ package final class EntityTable: Sendable {
     package let rowsPerInsert: Int
     /// `insertSQL` for `rowsPerInsert` rows at once.
     package let chunkInsertSQL: String
+    /// `insertSQL` for several rows at once, by row count, largest first: `rowsPerInsert`,
+    /// 8 (when smaller) and 1, so that a save's last rows also go several per statement.
+    package let insertStatements: [(rows: Int, sql: String)]
     package let updateSQL: String
     /// UPDATEs of some columns, by their positions in `columns`: made once per set of
     /// columns, not per saved row.
@@ -61,6 +64,12 @@ package final class EntityTable: Sendable {
         insertSQL = "INSERT INTO \(table) (_pk, _version\(names.map { ", \($0)" }.joined())) VALUES \(rowValues)"
         rowsPerInsert = max(1, min(64, 999 / (names.count + 1)))
         chunkInsertSQL = insertSQL + String(repeating: ", " + rowValues, count: rowsPerInsert - 1)
+        let (single, most) = (insertSQL, rowsPerInsert)
+        insertStatements = [most, 8, 1].filter { $0 <= most }.reduce(into: []) { sizes, rows in
+            if sizes.last?.rows != rows {
+                sizes.append((rows, single + String(repeating: ", " + rowValues, count: rows - 1)))
+            }
+        }
         updateSQL = "UPDATE \(table) SET _version = _version + 1\(names.map { ", \($0) = ?" }.joined()) WHERE _pk = ? AND _version = ?"
         deleteSQL = "DELETE FROM \(table) WHERE _pk = ? AND _version = ?"
     }

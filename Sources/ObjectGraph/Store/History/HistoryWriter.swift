@@ -15,7 +15,7 @@ struct HistoryWriter {
     /// Records come grouped by entity: each is looked up once per run of its records.
     private var entity: EntityDescription?
     // The connection's cached statements, looked up once (a look-up hashes the SQL text).
-    private let change: SQLiteStatement, value: SQLiteStatement, tombstone: SQLiteStatement
+    private let change: SQLiteStatement, tombstone: SQLiteStatement
 
     init(store: SQLiteStore, author: String?, contextName: String?, db: SQLiteConnection) throws {
         self.store = store
@@ -23,7 +23,6 @@ struct HistoryWriter {
         self.contextName = contextName
         self.db = db
         change = try db.statement("INSERT INTO _og_history_change (txn, entity, pk, kind, updated) VALUES (?, ?, ?, ?, ?)")
-        value = try db.statement(SQLiteStore.valueInsertSQL)
         tombstone = try db.statement("INSERT INTO _og_history_tombstone (change, attribute, value) VALUES (?, ?, ?)")
     }
 
@@ -40,7 +39,7 @@ struct HistoryWriter {
         if entity?.name != record.entity { entity = store.model.entity(named: record.entity) }
         var inValues = Set<String>()
         if !record.values.isEmpty, let entity {
-            try store.recordValues(record.values, change: changeID, entity: entity, with: value)
+            try store.recordValues(record.values, change: changeID, entity: entity, in: db)
             // A preserved attribute that records values keeps its tombstone value there, once.
             if !kept.isEmpty { inValues = Set(record.values.compactMap { entity.properties[safe: $0.index]?.name }) }
         }

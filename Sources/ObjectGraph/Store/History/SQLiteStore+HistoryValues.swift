@@ -47,25 +47,43 @@ package enum HistoryValueType: Int64 {
 extension SQLiteStore {
     // MARK: Writing
 
-    static let valueInsertSQL =
-        "INSERT INTO _og_history_value (change, property, type, destination, old, new) VALUES (?, ?, ?, ?, ?, ?)"
+    /// The most value rows one statement writes (6 parameters each, well under 999).
+    static let valueRowsPerInsert = 32
 
-    /// Writes one change's values with `statement` (`valueInsertSQL`); call it inside the
-    /// write transaction, after the change row.
+    /// `INSERT INTO _og_history_value … VALUES (…)` for 1 to ``valueRowsPerInsert`` rows, by
+    /// count - 1.
+    static let valueInsertSQL: [String] = (1...valueRowsPerInsert).map { rows in
+        "INSERT INTO _og_history_value (change, property, type, destination, old, new) VALUES "
+            + Array(repeating: "(?, ?, ?, ?, ?, ?)", count: rows).joined(separator: ", ")
+    }
+
+    /// Writes one change's values, up to ``valueRowsPerInsert`` per statement; call it inside
+    /// the write transaction, after the change row. One statement per change rather than per
+    /// value: a statement's own cost (and a search index's flush at its end) came per row.
     func recordValues(_ values: [HistoryValueRecord], change: Int64, entity: EntityDescription,
-                      with statement: SQLiteStatement) throws {
-        for value in values {
-            guard let property = entity.properties[safe: value.index] else { continue }
-            let (type, destination): (HistoryValueType, StoredValue)
-            switch property {
-            case .attribute(let a): (type, destination) = (HistoryValueType(a.type), .null)
-            case .relationship(let r): (type, destination) = (.reference, .string(r.destinationEntityName))
+                      in db: SQLiteConnection) throws {
+        let rows = values.compactMap { value in entity.properties[safe: value.index].map { (value, $0) } }
+        var start = 0
+        while start < rows.count {
+            let count = min(Self.valueRowsPerInsert, rows.count - start)
+            let statement = try db.statement(Self.valueInsertSQL[count - 1])
+            defer { statement.reset() }
+            var position: Int32 = 1
+            for (value, property) in rows[start..<(start + count)] {
+                let (type, destination): (HistoryValueType, StoredValue)
+                switch property {
+                case .attribute(let a): (type, destination) = (HistoryValueType(a.type), .null)
+                case .relationship(let r): (type, destination) = (.reference, .string(r.destinationEntityName))
+                }
+                // In the statement's order: change, property, type, destination, old, new.
+                for bound in [StoredValue.int(change), .string(property.name), .int(type.rawValue), destination,
+                              value.old ?? .null, value.new ?? .null] {
+                    statement.bind(bound, at: position)
+                    position += 1
+                }
             }
-            statement.reset()
-            // In `valueInsertSQL`'s order: change, property, type, destination, old, new.
-            statement.bind([.int(change), .string(property.name), .int(type.rawValue), destination,
-                            value.old ?? .null, value.new ?? .null])
             try statement.run()
+            start += count
         }
     }
 

@@ -76,11 +76,13 @@ extension SQLiteStore {
                 case .relationship(let r): (type, destination) = (.reference, .string(r.destinationEntityName))
                 }
                 // In the statement's order: change, property, type, destination, old, new.
-                for bound in [StoredValue.int(change), .string(property.name), .int(type.rawValue), destination,
-                              value.old ?? .null, value.new ?? .null] {
-                    statement.bind(bound, at: position)
-                    position += 1
-                }
+                statement.bind(.int(change), at: position)
+                statement.bind(.string(property.name), at: position + 1)
+                statement.bind(.int(type.rawValue), at: position + 2)
+                statement.bind(destination, at: position + 3)
+                statement.bind(value.old ?? .null, at: position + 4)
+                statement.bind(value.new ?? .null, at: position + 5)
+                position += 6
             }
             try statement.run()
             start += count

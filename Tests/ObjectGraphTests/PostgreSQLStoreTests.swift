@@ -24,12 +24,27 @@ struct PostgreSQLStoreTests {
             Client(context: context).name = "From the other server"
             try context.save()
         }
+        // Waits count naps as well as time (at least 200 naps and 1 s): under TSan the test
+        // process's cooperative threads are held elsewhere for up to a minute at a time, and a
+        // wait by time alone ran out without a single look.
         let deadline = ContinuousClock.now + .seconds(1)
-        while signal.current == before && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
+        var naps = 0
+        while signal.current == before && (naps < 200 || ContinuousClock.now < deadline) {
+            try await Task.sleep(for: .milliseconds(5))
+            naps += 1
+        }
         #expect(signal.current != before)
         let count = await withTaskGroup(of: Int?.self) { group in
             group.addTask { await announced.value }
-            group.addTask { try? await Task.sleep(for: .seconds(1)); return nil }
+            group.addTask {
+                let deadline = ContinuousClock.now + .seconds(1)
+                var naps = 0
+                while naps < 100 || ContinuousClock.now < deadline {
+                    try? await Task.sleep(for: .milliseconds(10))
+                    naps += 1
+                }
+                return nil
+            }
             defer { group.cancelAll(); announced.cancel() }
             return await group.next() ?? nil
         }

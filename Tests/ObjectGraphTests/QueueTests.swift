@@ -85,7 +85,11 @@ struct DeadlockTimeout: Error, CustomStringConvertible {
 
 /// Fails the test instead of hanging the suite when `body` deadlocks. (A task group would wait
 /// for its stuck child; an unstructured task raced against a timer does not.)
-func withTimeout<T: Sendable>(seconds: Double = 20, _ body: @escaping @Sendable () async throws -> T) async throws -> T {
+///
+/// The bound only tells a hang from slowness, so it is long: under TSan the test process's
+/// two cooperative threads are held for up to a minute at a time by other tests opening
+/// stores, and a 20 s bound fired while the body simply had no thread to run on.
+func withTimeout<T: Sendable>(seconds: Double = 240, _ body: @escaping @Sendable () async throws -> T) async throws -> T {
     let once = Once()
     return try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, Error>) in
         Task { @Sendable in

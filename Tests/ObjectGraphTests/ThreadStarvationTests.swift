@@ -27,7 +27,7 @@ import Testing
             try writer.save()
         }
         let children = (0..<400).map { main.newChildContext(name: "child \($0)") }
-        let finished = try await withTimeout(seconds: 60) { () -> Int in
+        let finished = try await withTimeout { () -> Int in
             await withTaskGroup(of: Int.self) { group in
                 for child in children {
                     // each fetch takes the ancestors' pending changes in a hop onto main's queue

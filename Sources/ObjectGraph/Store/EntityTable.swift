@@ -63,13 +63,14 @@ package final class EntityTable: Sendable {
         let rowValues = "(?, 1\(String(repeating: ", ?", count: names.count)))"
         insertSQL = "INSERT INTO \(table) (_pk, _version\(names.map { ", \($0)" }.joined())) VALUES \(rowValues)"
         rowsPerInsert = max(1, min(64, 999 / (names.count + 1)))
-        chunkInsertSQL = insertSQL + String(repeating: ", " + rowValues, count: rowsPerInsert - 1)
         let (single, most) = (insertSQL, rowsPerInsert)
-        insertStatements = [most, 8, 1].filter { $0 <= most }.reduce(into: []) { sizes, rows in
+        let statements: [(rows: Int, sql: String)] = [most, 8, 1].filter { $0 <= most }.reduce(into: []) { sizes, rows in
             if sizes.last?.rows != rows {
                 sizes.append((rows, single + String(repeating: ", " + rowValues, count: rows - 1)))
             }
         }
+        insertStatements = statements
+        chunkInsertSQL = statements[0].sql
         updateSQL = "UPDATE \(table) SET _version = _version + 1\(names.map { ", \($0) = ?" }.joined()) WHERE _pk = ? AND _version = ?"
         deleteSQL = "DELETE FROM \(table) WHERE _pk = ? AND _version = ?"
     }

@@ -68,8 +68,8 @@ struct SQLiteSaveWriter: SaveWriter {
         return nil
     }
 
-    /// Runs `sql` (`insertSQL`, or `chunkInsertSQL` for as many rows) with the rows' keys and
-    /// columns bound in place, without an array of them all.
+    /// Runs `sql` (an ``EntityTable/insertStatements`` entry for as many rows) with the rows'
+    /// keys and columns bound in place, without an array of them all.
     private func insert<Rows: Collection<SaveWriterRow>>(_ rows: Rows, into table: EntityTable, sql: String) throws {
         let statement = try db.statement(sql)
         defer { statement.reset() }

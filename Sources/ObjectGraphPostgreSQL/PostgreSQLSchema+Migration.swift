@@ -29,8 +29,9 @@ extension PostgreSQLSchema {
     }
 
     /// Makes the indexes the model declares (`.indexed` attributes, to-one keys, uniqueness
-    /// constraints, compound indexes) that the database lacks, and drops compound indexes
-    /// made for a declaration that is gone, as the SQLite store does on every open. Only what
+    /// constraints, compound indexes) that the database lacks, and drops the indexes made for
+    /// a declaration that is gone (compound, or an attribute no longer `.indexed`), as the
+    /// SQLite store does on every open. Only what
     /// differs is written: `CREATE INDEX IF NOT EXISTS` would lock each table even for an
     /// index that exists.
     func createMissingIndexes(in db: PostgreSQLConnection) throws {
@@ -51,6 +52,11 @@ extension PostgreSQLSchema {
         let prefix = Self.identifier(SQLSchema.compoundIndexPrefix)
         for name in existing where name.hasPrefix(prefix) && !declared.contains(name) {
             try db.execute("DROP INDEX IF EXISTS \(SQLDialect.quote(name))")
+        }
+        for entity in model.entities {
+            for name in SQLSchema.undeclaredAttributeIndexNames(of: entity) where existing.contains(Self.identifier(name)) {
+                try db.execute("DROP INDEX IF EXISTS \(SQLDialect.quote(Self.identifier(name)))")
+            }
         }
     }
 

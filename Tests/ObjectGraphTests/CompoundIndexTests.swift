@@ -90,7 +90,7 @@ import Testing
 
     enum Indexed {
         final class Note: ManagedObject {
-            @Attribute var title: String
+            @Attribute(.indexed) var title: String
             @Attribute var created: Date = Date(timeIntervalSince1970: 0)
             @Relationship var folder: Folder?
             override class var indexes: [[AnyKeyPath]] { [[\Note.folder, \Note.created], [\Note.title, \Note.created]] }
@@ -131,7 +131,7 @@ import Testing
         let location = store.makeLocation()
         defer { location.cleanUp() }
         _ = try location.coordinator(model: Unindexed.model)
-        let declared: Set = ["_og_index:Note(folder,created)", "_og_index:Note(title,created)"]
+        let declared: Set = ["_og_index:Note(folder,created)", "_og_index:Note(title,created)", "Note_title_index"]
         #expect(try location.indexNames().isDisjoint(with: declared))
         #expect(Unindexed.model.versionHash == Indexed.model.versionHash)
 
@@ -154,10 +154,12 @@ import Testing
         defer { location.cleanUp() }
         _ = try location.coordinator(model: Indexed.model)
         try location.execute(#"CREATE INDEX "mine" ON "Note"("title")"#)
+        #expect(try location.indexNames().contains("Note_title_index"))
         _ = try location.coordinator(model: Unindexed.model)
         let names = try location.indexNames()
         #expect(!names.contains { $0.hasPrefix("_og_index:") })
-        #expect(names.contains("mine"))
+        #expect(!names.contains("Note_title_index"), "an attribute no longer .indexed loses its index")
+        #expect(names.contains("mine") && names.contains("Note_folder"), "\(names)")
     }
 
     @Test func anIndexOverAToManyRelationshipOrAComputedPropertyIsRefused() {

@@ -37,7 +37,9 @@ public enum AttributeConstraint: Sendable, Hashable {
     /// No two objects of the entity have the same value (nil values never clash).
     case unique
     /// The store keeps an index on the attribute, for fast sorting and searching. Adding or
-    /// removing it never needs a migration: the index is created when the store opens.
+    /// removing it never needs a migration: the index (`<Entity>_<attribute>_index`) is
+    /// created when the store opens, and dropped when a store opens with a model that no
+    /// longer declares it.
     case indexed
     /// The store keeps a full-text index (SQLite FTS5) over the entity's searchable string
     /// attributes, so a fetch can find objects by the words they contain

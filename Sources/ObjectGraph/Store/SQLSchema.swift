@@ -115,6 +115,13 @@ package enum SQLSchema {
         return columns
     }
 
+    /// The names (unquoted) of the indexes ObjectGraph makes for `.indexed` attributes, for the
+    /// attributes of `entity` that are not declared `.indexed` (any more): a store drops those
+    /// it has when it opens, as it drops compound indexes no longer declared.
+    package static func undeclaredAttributeIndexNames(of entity: EntityDescription) -> [String] {
+        entity.attributes.filter { !$0.isIndexed }.map { "\(entity.name)_\($0.name)_index" }
+    }
+
     /// The indexes ObjectGraph keeps on an entity's table, by name (unquoted), each with the
     /// statement that creates it: to-one columns, `.indexed` attributes, uniqueness constraints.
     package static func indexes(of entity: EntityDescription) -> [(name: String, sql: String)] {

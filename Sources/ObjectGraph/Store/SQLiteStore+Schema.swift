@@ -128,9 +128,10 @@ extension SQLiteStore {
     }
 
     /// Indexes declared with `@Attribute(.indexed)` or `indexes` that the file lacks (they are
-    /// not part of the model's hash: declaring one never needs a migration), and compound
-    /// indexes the store made that are no longer declared. Only what differs is written, so
-    /// opening an up-to-date store writes nothing.
+    /// not part of the model's hash: declaring one never needs a migration), and the indexes
+    /// the store made for declarations that are gone (an attribute no longer `.indexed`, a
+    /// compound index no longer declared). Only what differs is written, so opening an
+    /// up-to-date store writes nothing.
     private static func createMissingIndexes(model: ManagedObjectModel, in db: SQLiteConnection) throws {
         let existing = try db.statement("SELECT name FROM sqlite_master WHERE type = 'index'")
         defer { existing.reset() }
@@ -152,6 +153,11 @@ extension SQLiteStore {
         }
         for name in names where name.hasPrefix(SQLSchema.compoundIndexPrefix) && !declared.contains(name) {
             try db.execute("DROP INDEX IF EXISTS \(SQLSchema.quote(name))")
+        }
+        for entity in model.entities {
+            for name in SQLSchema.undeclaredAttributeIndexNames(of: entity) where names.contains(name) {
+                try db.execute("DROP INDEX IF EXISTS \(SQLSchema.quote(name))")
+            }
         }
     }
 

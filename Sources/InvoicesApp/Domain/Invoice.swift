@@ -25,9 +25,9 @@ public final class Invoice: ManagedObject {
     @Attribute(.multiLine, .maxLength(2000), .indexedForSubstringSearch) public var notes: String?
     /// Indexed with the issue date (see ``indexes``).
     @Attribute public var status: InvoiceStatus = .draft
-    /// Indexed: the invoice list's default order (newest first) reads the index backwards
-    /// and stops after a page.
-    @Attribute(.indexed) public var issueDate: Date = CalendarDay.today.date
+    /// Indexed with the number (see ``indexes``): the invoice list's default order (newest
+    /// first) reads the index backwards and stops after a page.
+    @Attribute public var issueDate: Date = CalendarDay.today.date
     @Attribute public var dueDate: Date = CalendarDay.today.adding(days: 30).date
     @Relationship(isRequired: true) public var client: Client?
     /// What the payments add up to, kept with the invoice (``settlePayments()``) so lists and
@@ -42,15 +42,20 @@ public final class Invoice: ManagedObject {
     /// order table as holding NULLs, and the dashboard's files are checked with it.
     @Relationship(inverse: \LineItem.invoice, deleteRule: .cascade) public var lines: Set<LineItem>
 
-    /// `(status, issueDate)`: the list filtered by a status (`/invoices?status=sent`) counts
-    /// its invoices from the index alone and reads its page in issue-date order, instead of
-    /// sorting every invoice of that status first. `(status, currency, issueDate, amount,
-    /// paidAmount)` does the same for a status and a currency together
-    /// (`/invoices?status=sent&currency=EUR`), and holds every column the list's totals per
-    /// currency read, so that they are summed from the index alone instead of one row look-up
-    /// per matching invoice.
+    /// The lists' pages are in issue-date order, then by number (then by key): an index
+    /// ending in `issueDate, identifier` gives a page in that order from the index alone, so
+    /// page 40 skips its 1,950 invoices inside the index, without looking up each one's row
+    /// for its number (a look-up per skipped invoice made page 40 ten times page 1's cost).
+    /// - `(issueDate, identifier)`: every invoice, and a range of issue dates;
+    /// - `(status, issueDate, identifier)`: a status (`/invoices?status=sent`), counted from
+    ///   the index alone too;
+    /// - `(status, currency, issueDate, identifier)`: a status and a currency together;
+    /// - `(status, currency, issueDate, amount, paidAmount)`: every column the list's totals
+    ///   per currency read, summed from the index alone.
     public override class var indexes: [[AnyKeyPath]] {
-        [[\Invoice.status, \Invoice.issueDate],
+        [[\Invoice.issueDate, \Invoice.identifier],
+         [\Invoice.status, \Invoice.issueDate, \Invoice.identifier],
+         [\Invoice.status, \Invoice.currency, \Invoice.issueDate, \Invoice.identifier],
          [\Invoice.status, \Invoice.currency, \Invoice.issueDate, \Invoice.amount, \Invoice.paidAmount]]
     }
 

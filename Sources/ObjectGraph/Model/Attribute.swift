@@ -100,14 +100,17 @@ public struct Attribute<Value: AttributeValue> {
         let index = state.takeIndex()
         switch state.mode {
         case .inserting:
-            state.defaults.append(defaultValue().storedValueBox.value)
+            // Evaluated before the state is touched: a default may itself make objects.
+            let value = defaultValue().storedValueBox.value
+            state.defaults.append(value)
         case .materializing:
             break
         case .describing:
-            state.declarations.append(.attribute(
+            let declaration = PropertyDeclaration.attribute(
                 type: Value.attributeType, isOptional: Value.isOptional,
                 defaultValue: defaultValue().storedValueBox.value,
-                constraints: constraints()))
+                constraints: constraints())
+            state.declarations.append(declaration)
         }
         return index
     }

@@ -22,7 +22,10 @@ extension ManagedObjectContext {
         let context: ManagedObjectContext
         private let isRoot: Bool
         private let sameClass: Bool
-        private(set) var result: [T] = []
+        /// The objects so far, every one a `T`. Gathered untyped: `T` is not specialized
+        /// here (fetches are generic across the module boundary), and appending to a `[T]`
+        /// looked up the array's generic metadata for every row.
+        private var objects: [ManagedObject] = []
         private var held: [(ObjectID, RowSnapshot)] = []
         private var cachedOnly: [(ObjectID, RowSnapshot)] = []
         private var created: [ManagedObject] = []
@@ -33,9 +36,20 @@ extension ManagedObjectContext {
             sameClass = context.model.entity(for: T.self).map { $0.objectType == T.self } ?? false
         }
 
+        /// The fetched objects, typed: one array made for all of them.
+        var result: [T] {
+            let objects = self.objects
+            return [T](unsafeUninitializedCapacity: objects.count) { buffer, count in
+                for object in objects {
+                    buffer.initializeElement(at: count, to: unsafeDowncast(object, to: T.self))
+                    count += 1
+                }
+            }
+        }
+
         /// Room for `count` rows, made at once rather than by doubling.
         mutating func reserve(_ count: Int) {
-            result.reserveCapacity(count)
+            objects.reserveCapacity(count)
             context.registryLock.withLock { context.registry.reserveCapacity(context.registry.count + count) }
             if isRoot { context.persistentStoreCoordinator.rowCache.reserveHeld(count) }
         }
@@ -47,18 +61,13 @@ extension ManagedObjectContext {
             let existing: [ManagedObject?]? = context.registryLock.withLock {
                 context.registry.isEmpty ? nil : rows.map { context.registry[$0.0]?.takeUnretainedValue() }
             }
-            // Appended to a local array: appending to the stored one is not specialized.
-            var objects = result
-            result = []
+            var objects = self.objects
+            self.objects = []
             for (n, (id, row)) in zip(0..., rows) {
                 guard let object = object(id, row, registered: existing?[n], overlay: overlay) else { continue }
-                if sameClass {
-                    objects.append(unsafeDowncast(object, to: T.self))
-                } else if let typed = object as? T {
-                    objects.append(typed)
-                }
+                if sameClass || object is T { objects.append(object) }
             }
-            result = objects
+            self.objects = objects
             flush()
         }
 

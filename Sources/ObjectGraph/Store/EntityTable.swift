@@ -37,6 +37,16 @@ package final class EntityTable: Sendable {
     /// columns, not per saved row.
     private let partialUpdateSQL = Locked<[[Int]: String]>([:])
     package let deleteSQL: String
+    /// How ``snapshot(from:store:offset:)`` fills each property, in property order.
+    private let readPlan: [ReadStep]
+
+    private enum ReadStep: Sendable {
+        /// A to-many relationship: not a column, loaded on first use.
+        case unloaded
+        /// An attribute in the column at this position after `_pk` and `_version`.
+        case attribute(AttributeType, column: Int32)
+        case toOne(destination: UInt32, column: Int32)
+    }
 
     package init(entity: EntityDescription) {
         self.entity = entity.name
@@ -57,6 +67,14 @@ package final class EntityTable: Sendable {
         }
         self.columns = columns
         self.toManyIndices = toMany
+        var plan = [ReadStep](repeating: .unloaded, count: entity.properties.count)
+        for (position, (index, _, kind)) in columns.enumerated() {
+            switch kind {
+            case .attribute(let type): plan[index] = .attribute(type, column: Int32(position))
+            case .toOne(let destination): plan[index] = .toOne(destination: destination, column: Int32(position))
+            }
+        }
+        readPlan = plan
         let names = columns.map(\.1)
         selectList = (["t0._pk", "t0._version"] + names.map { "t0.\($0)" }).joined(separator: ", ")
         selectByKeySQL = "SELECT \(selectList) FROM \(table) t0 WHERE t0._pk = ?"
@@ -86,24 +104,26 @@ package final class EntityTable: Sendable {
     }
 
     /// Reads a row selected with `selectList` (starting at `offset`) into a snapshot.
+    ///
+    /// The values are appended in property order to an array made with room for them all:
+    /// one allocation, each value written once. (`Array(repeating:count:)` allocates through
+    /// the standard library's unspecialized path, a generic metadata look-up per row.)
     func snapshot(from statement: SQLiteStatement, store: UInt32, offset: Int32 = 0) -> (ObjectID, RowSnapshot) {
         let pk = statement.int(at: offset)
         let version = statement.int(at: offset + 1)
-        var values = [StoredValue](repeating: .unloaded, count: propertyCount)
-        var column = offset + 2
-        for (index, _, kind) in columns {
-            switch kind {
-            case .attribute(let type):
-                values[index] = statement.value(at: column, as: type)
-            case .toOne(let destination):
-                if statement.isNull(at: column) {
-                    values[index] = .null
-                } else {
-                    values[index] = .reference(ObjectID(entityCode: destination, storeCode: store,
-                                                        value: statement.int(at: column)))
-                }
+        let first = offset + 2
+        var values: [StoredValue] = []
+        values.reserveCapacity(propertyCount)
+        for step in readPlan {
+            switch step {
+            case .unloaded:
+                values.append(.unloaded)
+            case .attribute(let type, let column):
+                values.append(statement.value(at: first + column, as: type))
+            case .toOne(let destination, let column):
+                values.append(statement.isNull(at: first + column) ? .null
+                    : .reference(ObjectID(entityCode: destination, storeCode: store, value: statement.int(at: first + column))))
             }
-            column += 1
         }
         let id = ObjectID(entityCode: entityCode, storeCode: store, value: pk)
         return (id, RowSnapshot(values: values, version: version))

@@ -150,13 +150,7 @@ struct ObjectIDTable<Value>: Sequence {
     }
 
     private static func bucket(of id: ObjectID, mask: Int) -> Int {
-        var x = UInt64(bitPattern: id.value) ^ (UInt64(id.entityCode) << 40) ^ (UInt64(id.storeCode) << 56) ^ seed
-        x ^= x >> 33
-        x = x &* 0xFF51_AFD7_ED55_8CCD
-        x ^= x >> 33
-        x = x &* 0xC4CE_B9FE_1A85_EC53
-        x ^= x >> 33
-        return Int(truncatingIfNeeded: x) & mask
+        Int(truncatingIfNeeded: id.mixedHash(seed: seed)) & mask
     }
 }
 

@@ -130,10 +130,22 @@ package struct SaveTransaction<Writer: SaveWriter> {
     private mutating func writeInserts() throws {
         var newRows: [NewRow] = []
         newRows.reserveCapacity(request.inserts.count)
-        var entityOrder: [String] = []
-        var byEntity: [String: [Int]] = [:]
+        // The rows by entity, in the order entities first appear. A save's rows come in runs
+        // of one entity, so the last group is tried first: comparing a name with the same
+        // string is a word compare, where a dictionary by name hashed it three times a row.
+        var groups: [(entity: EntityDescription, rows: [Int])] = []
+        var last = -1
         for insert in request.inserts {
-            guard let entity = writer.model.entity(named: insert.entity) else { continue }
+            if last < 0 || groups[last].entity.name != insert.entity {
+                if let found = groups.firstIndex(where: { $0.entity.name == insert.entity }) {
+                    last = found
+                } else {
+                    guard let entity = writer.model.entity(named: insert.entity) else { continue }
+                    groups.append((entity, []))
+                    last = groups.count - 1
+                }
+            }
+            let entity = groups[last].entity
             let id = try permanent(insert.id)
             let values = try resolved(insert.values)
             guard let pk = id.primaryKey else { throw SaveError.temporaryIDOutsideHierarchy(id) }
@@ -141,18 +153,16 @@ package struct SaveTransaction<Writer: SaveWriter> {
                 try writeUpsert(id: id, pk: pk, values: values, existing: existing, entity: entity)
                 continue
             }
-            if byEntity[entity.name] == nil { entityOrder.append(entity.name) }
-            byEntity[entity.name, default: []].append(newRows.count)
+            groups[last].rows.append(newRows.count)
             newRows.append(NewRow(id: id, entity: entity, row: SaveWriterRow(primaryKey: pk, values: values)))
         }
-        for name in entityOrder {
-            guard let indices = byEntity[name], let first = indices.first else { continue }
-            let entity = newRows[first].entity
+        for (entity, indices) in groups where !indices.isEmpty {
             guard let (refused, error) = try writer.insert(entity, rows: indices.map { newRows[$0].row }) else { continue }
             guard let index = indices.first(where: { newRows[$0].row.primaryKey == refused }) else { throw SaveError.storeFailure(error) }
             let clash = newRows[index]
             try uniquenessChecked(id: clash.id, pk: refused, values: clash.row.values, entity: entity) { () throws -> Void in throw error }
         }
+        result.written.reserveCapacity(result.written.count + newRows.count)
         for new in newRows {
             let (entity, pk, values) = (new.entity, new.row.primaryKey, new.row.values)
             try writer.writeToMany(entity, primaryKey: pk, values: values, base: nil)

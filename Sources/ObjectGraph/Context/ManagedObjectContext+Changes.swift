@@ -136,7 +136,7 @@ extension ManagedObjectContext {
     /// This context's destinations of a to-many relationship, loading them (call on its queue).
     private func loadedToMany(of id: ObjectID, relationship: String) -> [ObjectID]? {
         guard let object = try? self.object(with: id),
-              let index = object.entity.propertyIndexByName[relationship] else { return nil }
+              let index = object.entity.propertyIndex(named: relationship) else { return nil }
         if object.lifecycle == .fault { fulfillFault(object) }
         return loadToMany(of: object, at: index)
     }

@@ -20,6 +20,8 @@ public final class EntityDescription: Sendable, CustomStringConvertible {
     /// The entity's number in ``ObjectID``s (see `InternTable`).
     let code: UInt32
     package let propertyIndexByName: [String: Int]
+    /// The properties' names in index order, for ``propertyIndex(named:)``.
+    private let propertyNames: [String]
     /// For each property, where a relationship's inverse is; nil for attributes. Read on every
     /// relationship change instead of the descriptions and two look-ups by name.
     let links: [RelationshipLink?]
@@ -53,6 +55,7 @@ public final class EntityDescription: Sendable, CustomStringConvertible {
         var byName: [String: Int] = [:]
         for (i, p) in properties.enumerated() { byName[p.name] = i }
         self.propertyIndexByName = byName
+        self.propertyNames = properties.map(\.name)
         self.attributeIndices = properties.indices.filter {
             if case .attribute = properties[$0] { return true } else { return false }
         }
@@ -79,15 +82,23 @@ public final class EntityDescription: Sendable, CustomStringConvertible {
         self.indexes = indexes.map { $0.map { properties[$0].name } }
     }
 
+    /// The index of the property named `name`. An entity has a few properties: comparing
+    /// the name with each (a word compare for short names) costs a tenth of hashing it, which
+    /// every dynamic access (`value(forKey:)`, `objectIDs(forRelationshipNamed:)`) paid.
+    package func propertyIndex(named name: String) -> Int? {
+        guard propertyNames.count <= 16 else { return propertyIndexByName[name] }
+        return propertyNames.firstIndex(of: name)
+    }
+
     /// The attribute with this name, if any.
     public func attribute(named name: String) -> AttributeDescription? {
-        guard let i = propertyIndexByName[name], case .attribute(let a) = properties[i] else { return nil }
+        guard let i = propertyIndex(named: name), case .attribute(let a) = properties[i] else { return nil }
         return a
     }
 
     /// The relationship with this name, if any.
     public func relationship(named name: String) -> RelationshipDescription? {
-        guard let i = propertyIndexByName[name], case .relationship(let r) = properties[i] else { return nil }
+        guard let i = propertyIndex(named: name), case .relationship(let r) = properties[i] else { return nil }
         return r
     }
 

@@ -108,10 +108,24 @@ open class ManagedObject: Hashable, CustomStringConvertible {
 
     /// `defaults` holds the attributes' defaults in declaration order (relationship wrappers
     /// record none); a new object's relationships are loaded and empty.
+    ///
+    /// Made in one pass into an array of its own, rather than as a copy of the entity's
+    /// template overwritten in place: that copied the template on the first write, then
+    /// replaced each attribute's value, for every object made.
     private static func normalizedDefaults(_ defaults: [StoredValue], entity: EntityDescription) -> [StoredValue] {
-        var values = entity.newObjectValues
+        let template = entity.newObjectValues
         let indices = entity.attributeIndices
-        for n in 0..<min(defaults.count, indices.count) { values[indices[n]] = defaults[n] }
+        var values: [StoredValue] = []
+        values.reserveCapacity(template.count)
+        var n = 0
+        for i in template.indices {
+            if n < indices.count && indices[n] == i {
+                values.append(n < defaults.count ? defaults[n] : template[i])
+                n += 1
+            } else {
+                values.append(template[i])
+            }
+        }
         return values
     }
 

@@ -65,7 +65,17 @@ package struct SaveTransaction<Writer: SaveWriter> {
                 temporary.append(insert)
             }
         }
-        let needKeys = Dictionary(grouping: temporary, by: \.entity)
+        // By entity, without hashing each name: a save's inserts come in runs of one entity.
+        var needKeys: [(name: String, inserts: [SaveRequest.Insert])] = []
+        for insert in temporary {
+            if let last = needKeys.indices.last, needKeys[last].name == insert.entity {
+                needKeys[last].inserts.append(insert)
+            } else if let group = needKeys.firstIndex(where: { $0.name == insert.entity }) {
+                needKeys[group].inserts.append(insert)
+            } else {
+                needKeys.append((insert.entity, [insert]))
+            }
+        }
         result.permanentIDs.reserveCapacity(temporary.count)
         for (name, inserts) in needKeys {
             guard let entity = writer.model.entity(named: name) else { continue }

@@ -24,6 +24,8 @@
 //            --connections over a mix of invoice searches, status and currency filters, client searches
 //            and client records at --rows invoices, with the server's CPU use; --database PATH copies
 //            a database made before instead of generating and importing one.
+//            --mode import: `invoices import` of a generated file of --rows invoices into a new
+//            database, --rounds times: seconds, rows/s and the importer's peak RSS (issue 18).
 
 import Foundation
 import WebServer
@@ -40,7 +42,8 @@ struct Options {
     var clients = 10_000
     var importTimeout = 600
     var keep = false
-    /// "pages" (the kept pages, as before) or "distinct" (every request a different read).
+    /// "pages" (the kept pages, as before), "distinct" (every request a different read) or
+    /// "import" (`invoices import` of a generated file, timed).
     var mode = "pages"
     /// A database to copy instead of generating and importing one (distinct mode).
     var database: String?
@@ -50,7 +53,7 @@ struct Options {
         while let flag = iterator.next() {
             guard let value = iterator.next() else { Self.usage("\(flag) needs a value") }
             if flag == "--invoices" { invoices = value; continue }
-        if flag == "--mode", ["pages", "distinct"].contains(value) { mode = value; continue }
+        if flag == "--mode", ["pages", "distinct", "import"].contains(value) { mode = value; continue }
         if flag == "--database" { database = value; continue }
             guard let number = Int(value), number >= 0 else { Self.usage("\(flag) needs a number, got \(value)") }
             switch flag {
@@ -72,7 +75,7 @@ struct Options {
             dashboard-bench: \(message)
             usage: dashboard-bench [--invoices PATH] [--duration S] [--connections N] [--threads N] [--rounds N]
                                    [--rows N] [--clients N] [--import-timeout S] [--keep 0|1]
-                                   [--mode pages|distinct] [--database PATH (distinct: copy instead of importing)]
+                                   [--mode pages|distinct|import] [--database PATH (distinct: copy instead of importing)]
 
             """.utf8))
         exit(64)
@@ -194,8 +197,8 @@ func pages(_ pk: Int?) -> [(String, String)] {
     return list
 }
 
-if options.mode == "distinct" {
-    let status = runDistinctReads()
+if options.mode == "distinct" || options.mode == "import" {
+    let status = options.mode == "import" ? runImportTiming() : runDistinctReads()
     await plainServer.shutdown()
     print(problems.isEmpty ? "checks: every checked page answered 200; no wrk errors" : "problems (\(problems.count)):")
     for text in problems { print("  - " + text) }

@@ -197,4 +197,10 @@ open class ManagedObject: Hashable, CustomStringConvertible {
 
     public static func == (lhs: ManagedObject, rhs: ManagedObject) -> Bool { lhs === rhs }
     public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
+    /// What `Set` and `Dictionary` hash an object with: its address mixed with the table's
+    /// seed, rather than SipHash (a to-many relationship read as a `Set` hashes every member).
+    public func _rawHashValue(seed: Int) -> Int {
+        let address = UInt64(UInt(bitPattern: Unmanaged.passUnretained(self).toOpaque()))
+        return Int(truncatingIfNeeded: mixedHashBits(address ^ UInt64(bitPattern: Int64(seed))))
+    }
 }

@@ -32,20 +32,14 @@ public struct ObjectID: Hashable, Sendable, CustomStringConvertible {
         self.value = value
     }
 
-    // Hashing: one keyed multiply-xorshift mix of the sixteen bytes (the finalizer of
-    // MurmurHash3) instead of SipHash. A save puts each of its IDs into several sets and
-    // dictionaries; SipHash's finalization alone was 3% of an insert.
+    // Hashing: one keyed mix of the sixteen bytes (`mixedHashBits`) instead of SipHash. A
+    // save puts each of its IDs into several sets and dictionaries; SipHash's finalization
+    // alone was 3% of an insert.
 
     /// The ID's bits mixed with `seed` into a well-spread 64-bit hash.
     @inline(__always)
     func mixedHash(seed: UInt64) -> UInt64 {
-        var x = UInt64(bitPattern: value) ^ (UInt64(entityCode) << 40) ^ (UInt64(storeCode) << 56) ^ seed
-        x ^= x >> 33
-        x = x &* 0xFF51_AFD7_ED55_8CCD
-        x ^= x >> 33
-        x = x &* 0xC4CE_B9FE_1A85_EC53
-        x ^= x >> 33
-        return x
+        mixedHashBits(UInt64(bitPattern: value) ^ (UInt64(entityCode) << 40) ^ (UInt64(storeCode) << 56) ^ seed)
     }
 
     public func hash(into hasher: inout Hasher) {

@@ -56,7 +56,7 @@ extension SQLiteStore {
             statement.bind(condition?.bindings ?? [])
             var ids: [ObjectID] = []
             while try statement.step() {
-                ids.append(ObjectID(entityName: entity.name, key: .permanent(store: identifier, primaryKey: statement.int(at: 0))))
+                ids.append(ObjectID(entityCode: entity.code, storeCode: storeCode, value: statement.int(at: 0)))
             }
             return ids
         }

@@ -29,7 +29,7 @@ extension SQLiteStore {
                     nextKey = keys?.lowerBound ?? 0
                 }
                 pending.append((nextKey, values))
-                outcome.inserted.append(ObjectID(entityName: entity.name, key: .permanent(store: identifier, primaryKey: nextKey)))
+                outcome.inserted.append(ObjectID(entityCode: entity.code, storeCode: storeCode, value: nextKey))
                 try history?.append(HistoryRecord(entity: entity.name, primaryKey: nextKey, kind: .insert,
                                                   values: HistoryRecord.values(of: entity, old: nil, new: values)))
                 nextKey += 1

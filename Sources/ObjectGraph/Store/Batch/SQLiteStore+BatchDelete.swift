@@ -48,7 +48,7 @@ extension SQLiteStore {
                 """)
             while try update.step() {
                 let pk = update.int(at: 0)
-                outcome.updated.append(ObjectID(entityName: other.name, key: .permanent(store: identifier, primaryKey: pk)))
+                outcome.updated.append(ObjectID(entityCode: other.code, storeCode: storeCode, value: pk))
                 try history?.append(HistoryRecord(entity: other.name, primaryKey: pk, kind: .update, updated: [relationshipName],
                                                   values: cleared[pk].map { [$0] } ?? []))
             }
@@ -66,7 +66,7 @@ extension SQLiteStore {
         while try delete.step() { keys.append(delete.int(at: 0)) }
         delete.reset()
         for pk in keys {
-            outcome.deleted.append(ObjectID(entityName: e.name, key: .permanent(store: identifier, primaryKey: pk)))
+            outcome.deleted.append(ObjectID(entityCode: e.code, storeCode: storeCode, value: pk))
             guard history != nil else { continue }
             let old = oldRows[pk] ?? [:]
             let row = e.properties.indices.map { old[$0] ?? .unloaded }
@@ -86,7 +86,7 @@ extension SQLiteStore {
         var outcome = BatchOutcome()
         var keys: [Int64] = []
         while try statement.step() { keys.append(statement.int(at: 0)) }
-        outcome.deleted = keys.map { ObjectID(entityName: entity.name, key: .permanent(store: identifier, primaryKey: $0)) }
+        outcome.deleted = keys.map { ObjectID(entityCode: entity.code, storeCode: storeCode, value: $0) }
         if recordsHistory && !keys.isEmpty {
             let records = keys.map { HistoryRecord(entity: entity.name, primaryKey: $0, kind: .delete) }
             outcome.historyToken = try recordHistory(records, author: author, contextName: contextName, in: db)

@@ -61,7 +61,7 @@ public final class PostgreSQLStore: PersistentStore {
     package var executedReadQueries: Int { readQueries.load(ordering: .relaxed) }
 
     let model: ManagedObjectModel
-    let tables: [String: EntityTable]
+    let tables: EntityTables
     /// ``saveInsert(for:)`` by entity name.
     let saveInserts: [String: PostgreSQLMultiRowInsert]
     /// ``saveUpdate(for:positions:)`` by entity name and positions, made at first use.
@@ -89,10 +89,8 @@ public final class PostgreSQLStore: PersistentStore {
         var setup = "SET TimeZone TO 'UTC'; SET DateStyle TO 'ISO'; SET extra_float_digits TO 3; SET client_min_messages TO warning;"
         if let schema = configuration.schema { setup += " SET search_path TO \(SQLDialect.quote(schema));" }
         sessionSetup = setup
-        var tables: [String: EntityTable] = [:]
-        for entity in model.entities { tables[entity.name] = EntityTable(entity: entity) }
-        self.tables = tables
-        saveInserts = tables.mapValues(Self.makeSaveInsert)
+        self.tables = EntityTables(model: model)
+        saveInserts = tables.byName.mapValues(Self.makeSaveInsert)
         let writer = try PostgreSQLConnection(conninfo: conninfo, location: location,
                                               sessionSetup: "SET client_min_messages TO warning;")
         if let schema = configuration.schema { try Self.createSchema(schema, on: writer) }
@@ -146,7 +144,7 @@ public final class PostgreSQLStore: PersistentStore {
     }
 
     func table(for entity: EntityDescription) -> EntityTable {
-        tables[entity.name] ?? EntityTable(entity: entity)
+        tables.table(for: entity)
     }
 
     /// The URL with `connect_timeout=5` unless it sets one: libpq would otherwise wait for an

@@ -39,6 +39,9 @@ extension ManagedObjectContext {
         /// The fetched objects, typed: one array made for all of them.
         var result: [T] {
             let objects = self.objects
+            // Not for none: the standard library then writes the count into the one shared
+            // empty array, a race with any other thread doing the same (ThreadSanitizer).
+            guard !objects.isEmpty else { return [] }
             return [T](unsafeUninitializedCapacity: objects.count) { buffer, count in
                 for object in objects {
                     buffer.initializeElement(at: count, to: unsafeDowncast(object, to: T.self))

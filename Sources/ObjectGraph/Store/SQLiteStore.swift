@@ -21,7 +21,7 @@ final class SQLiteStore: PersistentStore {
     let path: String
     /// Whether the database is the connection's own `:memory:` one.
     let isInMemory: Bool
-    let tables: [String: EntityTable]
+    let tables: EntityTables
     let pool: ConnectionPool<SQLiteConnection>
     let busyTimeout: TimeInterval
     /// The VFS every connection opens the file with (nil: the default).
@@ -62,9 +62,7 @@ final class SQLiteStore: PersistentStore {
         self.busyTimeout = description.busyTimeout
         self.vfs = description.vfsName
         let vfs = description.vfsName
-        var tables: [String: EntityTable] = [:]
-        for entity in model.entities { tables[entity.name] = EntityTable(entity: entity) }
-        self.tables = tables
+        self.tables = EntityTables(model: model)
 
         let (path, isMemory) = Self.location(of: description)
         self.path = path
@@ -131,9 +129,7 @@ final class SQLiteStore: PersistentStore {
         self.model = model
         self.path = db.path
         self.isInMemory = false
-        var tables: [String: EntityTable] = [:]
-        for entity in model.entities { tables[entity.name] = EntityTable(entity: entity) }
-        self.tables = tables
+        self.tables = EntityTables(model: model)
         self.pool = ConnectionPool(writer: db, maxReaders: 1, makeReader: nil)
         self.busyTimeout = db.busyTimeout
         self.vfs = nil
@@ -149,7 +145,7 @@ final class SQLiteStore: PersistentStore {
     }
 
     func table(for entity: EntityDescription) -> EntityTable {
-        tables[entity.name] ?? EntityTable(entity: entity)
+        tables.table(for: entity)
     }
 
     // MARK: PersistentStore

@@ -111,5 +111,31 @@ import Testing
         }
     }
 
+    @Test func aStringIsBlankExactlyWhenTrimmingWhitespaceWouldEmptyIt() {
+        var samples = ["", " ", "\t\n\r\u{0B}\u{0C}", "\u{85}", "\u{A0}", "\u{2028}", "\u{3000}\u{2003}", "a", " a ",
+                       "\u{200B}", "\u{FEFF}", "\u{1680}", "x\n", " \u{301}", "\t\u{A0}é"]
+        // Every scalar of the first planes' common blocks alone: the set is Foundation's.
+        for value in 0..<0x3100 { if let scalar = Unicode.Scalar(value) { samples.append(String(scalar)) } }
+        for sample in samples {
+            #expect(Validator.isBlank(sample) == sample.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty,
+                    "\(sample.unicodeScalars.map { String($0.value, radix: 16) })")
+        }
+    }
+
+    @Test func lengthsCountCharactersNotBytes() throws {
+        let name = try #require(TestStack.model.entity(named: "Client")?.attribute(named: "name"))   // .maxLength(120)
+        let id = ObjectID(entityCode: 1, storeCode: 1, value: 1)
+        func failures(_ text: String) -> [ValidationFailure.Code] {
+            Validator.check(.string(text), attribute: name, objectID: id).map(\.code)
+        }
+        #expect(failures(String(repeating: "x", count: 120)).isEmpty)
+        #expect(failures(String(repeating: "x", count: 121)) == [.stringTooLong])
+        #expect(failures(String(repeating: "é", count: 120)).isEmpty)            // 240 bytes, 120 characters
+        #expect(failures(String(repeating: "é", count: 121)) == [.stringTooLong])
+        #expect(failures(String(repeating: "👨‍👩‍👧", count: 120)).isEmpty)       // one character each
+        #expect(failures(" \u{A0}\t") == [.missingMandatoryProperty])
+        #expect(failures("\u{A0}Acme").isEmpty)
+    }
+
     private enum HotPathError: Error { case mixedUp(Int, Int) }
 }

@@ -125,7 +125,7 @@ enum Validator {
             switch (constraint, value) {
             case (.required, .null):
                 fail(.missingMandatoryProperty, "\(name) is required.")
-            case (.required, .string(let s)) where s.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty:
+            case (.required, .string(let s)) where isBlank(s):
                 fail(.missingMandatoryProperty, "\(name) is required.")
             case (.required, .data(let d)) where d.isEmpty:
                 fail(.missingMandatoryProperty, "\(name) is required.")
@@ -137,9 +137,11 @@ enum Validator {
                 fail(.dateTooSoon, "\(name) must not be before \(d.formatted(.iso8601)).")
             case (.latest(let d), .date(let v)) where v > d:
                 fail(.dateTooLate, "\(name) must not be after \(d.formatted(.iso8601)).")
-            case (.minLength(let n), .string(let s)) where s.count < n:
+            // A character is at least one UTF-8 byte: a string of no more bytes than the limit
+            // is within it, without counting its characters (grapheme breaking, per value).
+            case (.minLength(let n), .string(let s)) where s.utf8.count < n || s.count < n:
                 fail(.stringTooShort, "\(name) must have at least \(n) characters.")
-            case (.maxLength(let n), .string(let s)) where s.count > n:
+            case (.maxLength(let n), .string(let s)) where s.utf8.count > n && s.count > n:
                 fail(.stringTooLong, "\(name) must have at most \(n) characters (has \(s.count)).")
             case (.pattern(let pattern), .string(let s)):
                 if !matches(s, pattern) { fail(.stringPatternMatching, "\(name) is not in the expected format.") }
@@ -158,6 +160,20 @@ enum Validator {
             }
         }
         return failures
+    }
+
+    /// Whether the string holds nothing but whitespace and line breaks: what trimming them
+    /// (`trimmingCharacters(in: .whitespacesAndNewlines)`) would leave empty, found without
+    /// making the trimmed copy. Most values fail the test on their first character.
+    static func isBlank(_ s: String) -> Bool {
+        for scalar in s.unicodeScalars {
+            if scalar.isASCII {
+                guard scalar == " " || (0x09...0x0D).contains(scalar.value) else { return false }
+            } else if !CharacterSet.whitespacesAndNewlines.contains(scalar) {
+                return false
+            }
+        }
+        return true
     }
 
     static func number(_ value: StoredValue) -> Decimal? {

@@ -47,7 +47,9 @@ final class RemoteWriterProcess: Sendable {
             }
             output.withLock { $0.ended = true }
         }
-        let first = await nextLine()
+        // Start-up gets longer than a reply: under ThreadSanitizer a child of this test binary
+        // loads and initialises for minutes when the machine is busy (seen past 120 s).
+        let first = await nextLine(within: .seconds(300))
         guard first == "ready" || first == "in-transaction" else {
             child.kill(SIGKILL)
             throw Failure(description: "the fixture did not start: \(first ?? "no output")")
@@ -62,9 +64,9 @@ final class RemoteWriterProcess: Sendable {
         return reply
     }
 
-    /// The next line of output (nil when the process ended, or after 120 s).
-    private func nextLine() async -> String? {
-        let deadline = ContinuousClock.now + .seconds(120)
+    /// The next line of output (nil when the process ended, or after `limit`).
+    private func nextLine(within limit: Duration = .seconds(120)) async -> String? {
+        let deadline = ContinuousClock.now + limit
         while ContinuousClock.now < deadline {
             let (line, ended) = output.withLock { o -> (String?, Bool) in
                 o.lines.isEmpty ? (nil, o.ended) : (o.lines.removeFirst(), false)

@@ -80,6 +80,7 @@ public struct InvoiceImporter: Sendable {
                     throw error
                 }
             }
+            FreedMemory.release()
             reported = batch.isLast ? report.totalRows : batch.handledRows
             progress?(ImportProgress(processedRows: reported, totalRows: report.totalRows,
                                      importedInvoices: report.importedInvoices))

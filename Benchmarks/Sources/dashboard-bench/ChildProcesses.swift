@@ -99,10 +99,17 @@ final class ImportProcess {
 
     var isRunning: Bool { process.isRunning }
 
+    /// The child's own peak resident set in KiB (`VmHWM`, read while it ran: its
+    /// `getrusage` figure counts the image of this process it was forked from).
+    private(set) var peakRSSKiB = 0
+
     /// Waits up to `timeout` seconds; terminates it after that. Returns the exit status (nil on timeout).
     func wait(timeout: Int) -> Int32? {
         let deadline = started.addingTimeInterval(TimeInterval(timeout))
-        while process.isRunning, Date() < deadline { usleep(100_000) }
+        while process.isRunning, Date() < deadline {
+            peakRSSKiB = max(peakRSSKiB, Self.highWaterMark(of: process.processIdentifier))
+            usleep(100_000)
+        }
         if process.isRunning {
             process.terminate()
             process.waitUntilExit()
@@ -115,6 +122,13 @@ final class ImportProcess {
     }
 
     var seconds: Double { (finished ?? Date()).timeIntervalSince(started) }
+
+    /// `VmHWM` of a running process, in KiB (0 when it cannot be read).
+    private static func highWaterMark(of pid: Int32) -> Int {
+        guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
+              let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }) else { return 0 }
+        return Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "") ?? 0
+    }
 
     /// The first lines of its report and its errors, for the notes.
     func summary(lines: Int = 6) -> String {

@@ -3,8 +3,9 @@ import Foundation
 // --mode import (issue 18, "Import at scale"): `invoices import` of a generated file in the
 // export's shape (CSVGeneration.swift: about three line rows and a payment row per invoice)
 // into a new database, as a user runs it, in a process of its own. Prints the rows, the
-// seconds, rows per second and the importer's peak RSS (getrusage of the waited child), and
-// checks the import's report counted every invoice.
+// seconds, rows per second and the importer's peak RSS (its VmHWM, read while it runs: the
+// waited child's getrusage counts the image of this process, file text and all, that it was
+// forked from), and checks the import's report counted every invoice.
 
 /// Peak resident set of the children waited for so far, in MiB (Linux reports KiB).
 func childrenPeakRSS() -> Double {
@@ -32,7 +33,7 @@ func childrenPeakRSS() -> Double {
             }
             let rate = Double(written) / importing.seconds
             print("  round \(round): \(format(importing.seconds)) s, \(Int(rate)) rows/s, "
-                  + "\(Int(Double(options.rows) / importing.seconds)) invoices/s, peak RSS so far \(Int(childrenPeakRSS())) MiB")
+                  + "\(Int(Double(options.rows) / importing.seconds)) invoices/s, peak RSS \(importing.peakRSSKiB / 1024) MiB")
         }
         print("goal: at least 50,000 rows/s, peak RSS under 200 MB")
         return problems.isEmpty ? 0 : 3

@@ -17,13 +17,16 @@ func childrenPeakRSS() -> Double {
 @MainActor func runImportTiming() -> Int32 {
     do {
         let csv = work.appendingPathComponent("import.csv")
-        let db = work.appendingPathComponent("import.sqlite")
         let started = Date()
         let written = try writeCSV(to: csv, rows: options.rows, clients: options.clients, prefix: "BENCH-I", seed: 7)
         print("\nimport: \(options.rows) invoices over \(options.clients) clients, \(written) rows, "
               + "generated in \(format(Date().timeIntervalSince(started))) s")
         for round in 1...options.rounds {
-            try? FileManager.default.removeItem(at: db)
+            // Each round a new database (and no WAL of the last one's) in a folder of its own.
+            let folder = work.appendingPathComponent("round-\(round)")
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(at: folder) }
+            let db = folder.appendingPathComponent("import.sqlite")
             let importing = try ImportProcess(csv: csv, db: db, workDirectory: work, name: "import-\(round)")
             let status = importing.wait(timeout: options.importTimeout)
             guard status == 0 else { problem("import failed (exit \(status.map(String.init) ?? "timeout")):\n\(importing.summary())"); return 1 }

@@ -48,10 +48,6 @@ struct ThreadState {
         get { fields.pointee.mode }
         nonmutating set { fields.pointee.mode = newValue }
     }
-    var nextIndex: Int {
-        get { fields.pointee.nextIndex }
-        nonmutating set { fields.pointee.nextIndex = newValue }
-    }
     var defaults: [StoredValue] {
         _read { yield fields.pointee.defaults }
         nonmutating _modify { yield &fields.pointee.defaults }

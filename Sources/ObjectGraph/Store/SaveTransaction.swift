@@ -65,19 +65,10 @@ package struct SaveTransaction<Writer: SaveWriter> {
                 temporary.append(insert)
             }
         }
-        // By entity, without hashing each name: a save's inserts come in runs of one entity.
-        var needKeys: [(name: String, inserts: [SaveRequest.Insert])] = []
-        for insert in temporary {
-            if let last = needKeys.indices.last, needKeys[last].name == insert.entity {
-                needKeys[last].inserts.append(insert)
-            } else if let group = needKeys.firstIndex(where: { $0.name == insert.entity }) {
-                needKeys[group].inserts.append(insert)
-            } else {
-                needKeys.append((insert.entity, [insert]))
-            }
-        }
+        var needKeys = EntityRuns<SaveRequest.Insert>()
+        for insert in temporary { needKeys.append(insert, named: insert.entity) }
         result.permanentIDs.reserveCapacity(temporary.count)
-        for (name, inserts) in needKeys {
+        for (name, inserts) in needKeys.groups {
             guard let entity = writer.model.entity(named: name) else { continue }
             for (insert, pk) in zip(inserts, try writer.reserveKeys(entity, count: inserts.count)) {
                 result.permanentIDs[insert.id] = ObjectID(entityCode: entity.code, storeCode: storeCode, value: pk)
@@ -140,22 +131,14 @@ package struct SaveTransaction<Writer: SaveWriter> {
     private mutating func writeInserts() throws {
         var newRows: [NewRow] = []
         newRows.reserveCapacity(request.inserts.count)
-        // The rows by entity, in the order entities first appear. A save's rows come in runs
-        // of one entity, so the last group is tried first: comparing a name with the same
-        // string is a word compare, where a dictionary by name hashed it three times a row.
-        var groups: [(entity: EntityDescription, rows: [Int])] = []
-        var last = -1
+        // The new rows' positions by entity, in the order entities first appear; the
+        // entity of each group, looked up by name once.
+        var groups = EntityRuns<Int>()
+        var entities: [EntityDescription?] = []
         for insert in request.inserts {
-            if last < 0 || groups[last].entity.name != insert.entity {
-                if let found = groups.firstIndex(where: { $0.entity.name == insert.entity }) {
-                    last = found
-                } else {
-                    guard let entity = writer.model.entity(named: insert.entity) else { continue }
-                    groups.append((entity, []))
-                    last = groups.count - 1
-                }
-            }
-            let entity = groups[last].entity
+            let group = groups.group(named: insert.entity)
+            if group == entities.count { entities.append(writer.model.entity(named: insert.entity)) }
+            guard let entity = entities[group] else { continue }
             let id = try permanent(insert.id)
             let values = try resolved(insert.values)
             guard let pk = id.primaryKey else { throw SaveError.temporaryIDOutsideHierarchy(id) }
@@ -163,10 +146,11 @@ package struct SaveTransaction<Writer: SaveWriter> {
                 try writeUpsert(id: id, pk: pk, values: values, existing: existing, entity: entity)
                 continue
             }
-            groups[last].rows.append(newRows.count)
+            groups.append(newRows.count, toGroup: group)
             newRows.append(NewRow(id: id, entity: entity, row: SaveWriterRow(primaryKey: pk, values: values)))
         }
-        for (entity, indices) in groups where !indices.isEmpty {
+        for (group, (_, indices)) in groups.groups.enumerated() where !indices.isEmpty {
+            guard let entity = entities[group] else { continue }
             guard let (refused, error) = try writer.insert(entity, rows: indices.map { newRows[$0].row }) else { continue }
             guard let index = indices.first(where: { newRows[$0].row.primaryKey == refused }) else { throw SaveError.storeFailure(error) }
             let clash = newRows[index]

@@ -76,6 +76,8 @@ public final class InvoicesStack: Sendable {
         // SQLite's 2 MB, spares most of their reads a system call and a copy (about 10% more
         // requests/s in the distinct-reads benchmark at 100,000 invoices).
         description.readerCacheSize = 16 << 20
+        // A batch of an import touches more index pages than 2 MB holds (see writerCacheSize).
+        description.writerCacheSize = 16 << 20
         try self.init(store: .sqlite(url), persist: persist, logger: logger, model: model, timekeeper: timekeeper) {
             coordinator, plan throws(StoreError) in
             var description = description

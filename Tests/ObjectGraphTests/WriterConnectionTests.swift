@@ -41,12 +41,39 @@ import Testing
         #expect(try writerPragma("cache_size", coordinator) == -2_000)
     }
 
-    /// 2 is MEMORY: a save's statement journals (and temporary tables) stay off the disk.
-    @Test func statementJournalsStayInMemory() throws {
+    /// A context's save holds its statement journals in memory (temp_store 2, MEMORY); a
+    /// batch request, whose one statement may change every row of a table, keeps temporary
+    /// files (0, the default), and the next save goes back to memory.
+    @Test func savesJournalInMemoryAndBatchRequestsInFiles() async throws {
         let url = TestStack.fileURL()
         defer { StoreFileState.cleanUp(url) }
-        let coordinator = PersistentStoreCoordinator(model: TestStack.model)
-        try coordinator.addPersistentStore(.sqlite(at: url))
+        let coordinator = try TestStack.coordinator(at: url)
+        #expect(try writerPragma("temp_store", coordinator) == 0)
+        let context = ManagedObjectContext(.privateQueue, coordinator: coordinator)
+        try await context.perform {
+            for n in 0..<50 {
+                let client = Client(context: context)
+                client.name = "Client \(n)"
+            }
+            try context.save()
+        }
         #expect(try writerPragma("temp_store", coordinator) == 2)
+
+        var values = PropertyValues<Client>()
+        values.set(\.city, to: "Graz")
+        let result = try coordinator.execute(BatchUpdateRequest<Client>(set: values))
+        #expect(result.count == 50)
+        #expect(try writerPragma("temp_store", coordinator) == 0)
+
+        try await context.perform {
+            let client = Client(context: context)
+            client.name = "Client 50"
+            try context.save()
+        }
+        #expect(try writerPragma("temp_store", coordinator) == 2)
+        let inGraz = try await context.perform {
+            try context.count(for: FetchRequest<Client>(predicate: #Predicate { $0.city == "Graz" }))
+        }
+        #expect(inGraz == 50)
     }
 }

@@ -36,7 +36,7 @@ extension SQLiteStore {
     /// any error, conflicts and uniqueness violations included). See ``SaveTransaction``.
     func save(_ request: SaveRequest) throws -> SaveResult {
         try pool.write { db in
-            try db.transaction {
+            try db.transaction(journalsInMemory: true) {
                 var transaction = SaveTransaction(writer: SQLiteSaveWriter(store: self, db: db), request: request)
                 return try transaction.run()
             }

@@ -81,12 +81,6 @@ extension SQLiteStore {
         }
         if !isMemory { try db.execute("PRAGMA journal_mode = WAL") }
         try db.execute("PRAGMA synchronous = NORMAL")
-        // A statement that may fail halfway inside a save's transaction (an insert whose
-        // trigger fills a search index, a multi-row insert) journals the pages it changes so
-        // it can be undone alone. SQLite writes that journal to a temporary file past 64 KiB:
-        // an import of 100,000 invoices made 3.4 million of its 4.7 million write calls there.
-        // Held in memory, it is freed when the statement ends.
-        try db.execute("PRAGMA temp_store = MEMORY")
         if let size = description.writerCacheSize { try db.execute("PRAGMA cache_size = -\(max(1, size / 1024))") }
         try createMissingIndexes(model: model, in: db)
         return (identifier, outcome)

@@ -100,13 +100,17 @@ package struct SaveTransaction<Writer: SaveWriter> {
         throw SaveError.temporaryIDOutsideHierarchy(id)
     }
 
-    /// The values with every reference made permanent.
+    /// The values with every reference made permanent. Only a temporary reference is
+    /// written: writing any would copy the array, and an update's references, or an insert's
+    /// to existing rows, are permanent already.
     private func resolved(_ values: [StoredValue]) throws -> [StoredValue] {
         var out = values
-        for i in out.indices {
-            switch out[i] {
-            case .reference(let id): out[i] = .reference(try permanent(id))
-            case .references(let ids): out[i] = .references(try ids.map(permanent))
+        for i in values.indices {
+            switch values[i] {
+            case .reference(let id) where id.isTemporaryID:
+                out[i] = .reference(try permanent(id))
+            case .references(let ids) where ids.contains(where: \.isTemporaryID):
+                out[i] = .references(try ids.map(permanent))
             default: break
             }
         }

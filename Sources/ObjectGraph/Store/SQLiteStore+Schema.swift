@@ -81,7 +81,7 @@ extension SQLiteStore {
         }
         if !isMemory { try db.execute("PRAGMA journal_mode = WAL") }
         try db.execute("PRAGMA synchronous = NORMAL")
-        if let size = description.writerCacheSize { try db.execute("PRAGMA cache_size = -\(max(1, size / 1024))") }
+        if let size = description.writerCacheSize { try db.execute(cacheSizePragma(size)) }
         try createMissingIndexes(model: model, in: db)
         return (identifier, outcome)
     }

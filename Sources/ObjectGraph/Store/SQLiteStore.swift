@@ -98,8 +98,7 @@ final class SQLiteStore: PersistentStore {
         self.dialect = SQLDialect.sqlite.readingSubstringIndexes(of: model)
         self.recordsHistory = try Self.prepareHistory(writer, requested: description.recordsHistory)
         let timeout = description.busyTimeout
-        // A negative cache_size is a size in KiB rather than a number of pages.
-        let cacheSize = description.readerCacheSize.map { "PRAGMA cache_size = -\(max(1, $0 / 1024))" }
+        let cacheSize = description.readerCacheSize.map(Self.cacheSizePragma)
         self.pool = ConnectionPool(
             writer: writer, maxReaders: max(1, description.maxReaders),
             makeReader: isMemory ? nil : {
@@ -108,6 +107,12 @@ final class SQLiteStore: PersistentStore {
                 if let cacheSize { try reader.execute(cacheSize) }
                 return reader
             })
+    }
+
+    /// The statement that limits a connection's page cache to `bytes`: a negative
+    /// `cache_size` is a size in KiB rather than a number of pages.
+    static func cacheSizePragma(_ bytes: Int) -> String {
+        "PRAGMA cache_size = -\(max(1, bytes / 1024))"
     }
 
     /// The file's path (`:memory:` for an in-memory store) and whether it is in memory.

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import ObjectGraph
 import Testing
 @testable import InvoicesApp
@@ -42,6 +43,30 @@ import Testing
         #expect(try await stack.clientPage(ClientQuery()).totalCount == 0)
     }
 
+    @Test func pageReadsRunSeveralAtOnceButNoMoreThanTheStacksLimit() async throws {
+        // Given a stack on a file, and many more reads at once than its limit
+        let stack = try InvoicesStack(storeURL: TestFiles.folder().appendingPathComponent("reads.sqlite"))
+        let limit = InvoicesStack.concurrentNestedBlocks
+        #expect(stack.coordinator.maximumConcurrentNestedBlocks == limit)
+        let running = ConcurrencyGauge()
+        try await withThrowingTaskGroup(of: Int.self) { group in
+            for _ in 0..<(limit * 4) {
+                group.addTask {
+                    try await stack.read { reader in
+                        running.enter()
+                        defer { running.leave() }
+                        usleep(20_000)
+                        return try reader.count(for: FetchRequest<Client>())
+                    }
+                }
+            }
+            for try await count in group { #expect(count == 0) }
+        }
+        // Then they overlapped, up to the limit and never past it
+        let most = running.most
+        #expect(most > 1 && most <= limit, "\(most) at once, limit \(limit)")
+    }
+
     @Test func aMissingFolderIsCreatedForTheDatabase() async throws {
         let database = TestFiles.folder().appendingPathComponent("nested/deeper/invoices.sqlite")
         let stack = try InvoicesStack(storeURL: database)
@@ -67,4 +92,12 @@ import Testing
             #expect(PersistMode(argument: bad) == nil, "\(bad)")
         }
     }
+}
+
+/// How many callers are between `enter()` and `leave()` at once, and the most there were.
+private final class ConcurrencyGauge: Sendable {
+    private let state = Mutex((now: 0, most: 0))
+    var most: Int { state.withLock { $0.most } }
+    func enter() { state.withLock { $0.now += 1; $0.most = max($0.most, $0.now) } }
+    func leave() { state.withLock { $0.now -= 1 } }
 }

@@ -78,6 +78,8 @@ public final class InvoicesStack: Sendable {
         description.readerCacheSize = 16 << 20
         // A batch of an import touches more index pages than 2 MB holds (see writerCacheSize).
         description.writerCacheSize = 16 << 20
+        // One reader per nested block that may run at once: a page read never waits for one.
+        description.maxReaders = Self.concurrentNestedBlocks
         try self.init(store: .sqlite(url), persist: persist, logger: logger, model: model, timekeeper: timekeeper) {
             coordinator, plan throws(StoreError) in
             var description = description
@@ -122,7 +124,8 @@ public final class InvoicesStack: Sendable {
             // written beside the file first); a test's model has no earlier versions.
             if given == nil { plan = try InvoicesModel.sharedPlan.get() }
         } catch { throw .model("\(error)") }
-        let coordinator = PersistentStoreCoordinator(model: model)
+        let coordinator = PersistentStoreCoordinator(model: model,
+                                                     maximumConcurrentNestedBlocks: Self.concurrentNestedBlocks)
         do {
             sharedStore = try addStore(coordinator, plan)
         } catch {

@@ -31,11 +31,19 @@ public final class PersistentStoreCoordinator: Sendable {
     /// ``BlockLimiter``).
     let nestedBlocks: BlockLimiter
 
+    /// How many blocks of nested private-queue contexts run at once; the others wait their
+    /// turn, in order, without a thread (see ``init(model:maximumConcurrentNestedBlocks:)``).
+    public var maximumConcurrentNestedBlocks: Int { nestedBlocks.limit }
+
     /// - Parameter maximumConcurrentNestedBlocks: nil (the default) shares the process's
     ///   limit of ``BlockLimiter/processLimit`` blocks of nested private-queue contexts
     ///   running at once with every other coordinator: Dispatch's threads (255 on Linux) are
     ///   the process's, so the bound must be too. A number gives this coordinator a limit of
-    ///   its own, for a process that knows its other coordinators keep to theirs.
+    ///   its own, for a process that knows its other coordinators keep to theirs. A server
+    ///   whose requests each read in a nested context can give a small number (a few per
+    ///   core): blocks then run to their end in the order they came instead of sharing the
+    ///   cores with dozens of others, and a request's wait no longer grows with how many
+    ///   others are in flight.
     public init(model: ManagedObjectModel, maximumConcurrentNestedBlocks: Int? = nil) {
         self.model = model
         nestedBlocks = maximumConcurrentNestedBlocks.map { BlockLimiter(limit: $0) } ?? .shared

@@ -82,6 +82,49 @@ import TestSupport
         #expect(scan.contains("SCAN t0") && !scan.contains("_og_trigram"), "\(scan)")
     }
 
+    @Test func aSearchOfSeveralColumnsOfOneIndexLooksTheTermUpOnce() throws {
+        // Given the invoice search (identifier or notes, both in the invoice's index, or the
+        // client's name, in the client's)
+        let location = TestStore.sqliteFile.makeLocation()
+        defer { location.cleanUp() }
+        let coordinator = try location.coordinator(model: SubstringIndexed.model)
+        let search = try FetchPlan(FetchRequest(predicate: SubstringSearch.invoicePredicate("acme")),
+                                   model: coordinator.model, dialect: coordinator.dialect)
+        let condition = try #require(search.condition)
+
+        // Then each index is asked once, the invoice's for both of its columns
+        #expect(condition.sql.components(separatedBy: "MATCH").count - 1 == 2, "\(condition.sql)")
+        #expect(condition.bindings.contains(.string(#"{"identifier" "notes"} : "acme""#)), "\(condition.bindings)")
+        #expect(condition.bindings.contains(.string(#""name" : "acme""#)), "\(condition.bindings)")
+
+        // And two different terms are two lookups
+        let twoTerms = try FetchPlan(FetchRequest(predicate: #Predicate<SubstringIndexed.Invoice> { invoice in
+            invoice.identifier.localizedStandardContains("acme") || invoice.notes?.localizedStandardContains("rush") == true
+        }), model: coordinator.model, dialect: coordinator.dialect)
+        let twoConditions = try #require(twoTerms.condition)
+        #expect(twoConditions.sql.components(separatedBy: "MATCH").count - 1 == 2, "\(twoConditions.sql)")
+    }
+
+    @Test(arguments: TestStore.shared)
+    func aSearchOfDifferentTermsInOneIndexFindsWhatTheScanFinds(_ store: TestStore) async throws {
+        let location = store.makeLocation()
+        defer { location.cleanUp() }
+        let indexed = ManagedObjectContext(.privateQueue, coordinator: try location.coordinator(model: SubstringIndexed.model))
+        try await Self.seed(indexed)
+        let found = try await indexed.perform {
+            try indexed.fetch(FetchRequest<SubstringIndexed.Invoice>(predicate: #Predicate { invoice in
+                invoice.identifier.localizedStandardContains("inv-1-") || invoice.notes?.localizedStandardContains("rush") == true
+            })).map(\.identifier).sorted()
+        }
+        let all = try await indexed.perform {
+            try indexed.fetch(FetchRequest<SubstringIndexed.Invoice>()).map { ($0.identifier, $0.notes) }
+        }
+        let expected = all.filter { $0.0.lowercased().contains("inv-1-") || $0.1?.lowercased().contains("rush") == true }
+            .map(\.0).sorted()
+        #expect(!expected.isEmpty)
+        #expect(found == expected)
+    }
+
     @Test(.enabled(if: TestStore.isPostgreSQLAvailable, "PostgreSQL is not installed: see PostgreSQLAvailabilityTests"))
     func onPostgreSQLTheDeclarationMakesTrigramIndexesThatTheSearchReads() async throws {
         // Given a database opened with the declaring model and no configured index

@@ -30,8 +30,9 @@ extension PredicateExpressions.StringLocalizedStandardContains: SQLTranslatableE
         let textOperand = try translation.operand(root), partOperand = try translation.operand(other)
         let (text, part) = try translation.searchable(textOperand, partOperand, self)
         let scan = translation.dialect.containsIgnoringCase(text, part)
-        guard let lookup = translation.substringIndexLookup(textOperand, partOperand) else { return .boolean(scan) }
-        return .boolean(sql("(\(lookup) AND \(scan))"))
+        guard let lookup = translation.substringIndexLookup(textOperand, partOperand, test: scan),
+              let operand = SQLOperand.boolean(lookup) else { return .boolean(scan) }
+        return operand
     }
 }
 

@@ -60,7 +60,7 @@ extension PredicateExpressions.OptionalFlatMap: SQLTranslatableExpression {
             // The optional's SQL appears twice; a subquery in it keeps its alias in both
             // copies, which SQLite allows since each copy is its own scope.
             if case .scalar(.bool) = result.kind, !result.isNullable {
-                result.whenPresent = (optional.fragment, result.fragment)
+                result.whenPresent = (optional.fragment, result.fragment, result.currentSubstringLookup)
             } else {
                 result.whenPresent = nil   // an inner flatMap's would not test this optional
             }
@@ -108,8 +108,13 @@ extension PredicateExpressions.Conjunction: SQLTranslatableExpression {
 
 extension PredicateExpressions.Disjunction: SQLTranslatableExpression {
     func sqlOperand(in translation: PredicateTranslation) throws -> SQLOperand {
-        let left = try translation.condition(translation.operand(lhs))
-        let right = try translation.condition(translation.operand(rhs))
+        let leftOperand = try translation.operand(lhs), rightOperand = try translation.operand(rhs)
+        if let left = leftOperand.currentSubstringLookup, let right = rightOperand.currentSubstringLookup,
+           let merged = left.merged(with: right), let operand = SQLOperand.boolean(merged) {
+            return operand
+        }
+        let left = try translation.condition(leftOperand)
+        let right = try translation.condition(rightOperand)
         return .boolean(sql("(\(left) OR \(right))"))
     }
 }
@@ -231,7 +236,7 @@ extension PredicateTranslation {
         }
         if case .null = rhs.kind { return .boolean(sql("(\(lhs.fragment) \(raw: negated ? "IS NOT" : "IS") NULL)")) }
         if case .null = lhs.kind { return .boolean(sql("(\(rhs.fragment) \(raw: negated ? "IS NOT" : "IS") NULL)")) }
-        if !negated, let test = Self.presentAndTrue(lhs, rhs) ?? Self.presentAndTrue(rhs, lhs) { return .boolean(test) }
+        if !negated, let test = Self.presentAndTrue(lhs, rhs) ?? Self.presentAndTrue(rhs, lhs) { return test }
         // `=` on NULL yields NULL; null-safe equality (SQLite's `IS`) is needed only when one
         // side can be nil (plain `=` keeps index use for the common case).
         let nullSafe = lhs.isNullable || rhs.isNullable
@@ -242,10 +247,12 @@ extension PredicateTranslation {
     /// `optional?.test() == true` as `optional IS NOT NULL AND test`: the same rows as the
     /// `CASE` form, in a shape SQL can plan with indexes (the test's own, or a substring
     /// index's). Nil unless `value` is such a `flatMap` and `constant` a captured `true`.
-    private static func presentAndTrue(_ value: SQLOperand, _ constant: SQLOperand) -> SQLFragment? {
-        guard let (optional, condition) = value.whenPresent, constant.fragment.sql == "?",
+    /// A substring lookup stays one, its test requiring the optional, so `||` can merge it.
+    private static func presentAndTrue(_ value: SQLOperand, _ constant: SQLOperand) -> SQLOperand? {
+        guard let (optional, condition, lookup) = value.whenPresent, constant.fragment.sql == "?",
               constant.fragment.bindings == [.bool(true)] else { return nil }
-        return sql("(\(optional) IS NOT NULL AND \(condition))")
+        if let lookup, let operand = SQLOperand.boolean(lookup.requiring(optional)) { return operand }
+        return .boolean(sql("(\(optional) IS NOT NULL AND \(condition))"))
     }
 
     /// `<`, `<=`, `>`, `>=` on two values of one type.

@@ -181,7 +181,10 @@ struct SQLOperand {
     /// For an optional's `flatMap` to a non-null condition (`CASE WHEN optional IS NULL THEN
     /// NULL ELSE condition END`): the optional and the condition, so that `== true` can be
     /// written as `optional IS NOT NULL AND condition`, which SQL can plan with indexes.
-    var whenPresent: (optional: SQLFragment, condition: SQLFragment)?
+    var whenPresent: (optional: SQLFragment, condition: SQLFragment, lookup: SubstringLookup?)?
+    /// For a substring test that reads a substring index: the lookup its SQL was built from
+    /// (see ``SubstringLookup``), so that `||` can merge two lookups into one.
+    var substringLookup: SubstringLookup?
 
     init(_ fragment: SQLFragment, _ kind: Kind, isNullable: Bool) {
         self.fragment = fragment

@@ -46,13 +46,17 @@ extension SearchIndexTable {
                   columns: attributes.map(\.name), tokenizer: Self.trigramTokenizer)
     }
 
-    /// The FTS5 query that finds rows whose column contains `term` (folded as the tokenizer
-    /// folds): one phrase, restricted to the column (quoted for SQL, which is how FTS5 quotes
-    /// it too). Nil for a term the index cannot look up (shorter than three characters, or
-    /// holding NUL).
-    static func substringQuery(_ term: String, quotedColumn: String) -> String? {
-        guard term.unicodeScalars.count >= minimumSubstringTermLength, !term.utf8.contains(0) else { return nil }
-        return "\(quotedColumn) : \(SQLSchema.quote(term))"
+    /// The FTS5 query that finds rows whose text in any of `quotedColumns` contains `term`
+    /// (folded as the tokenizer folds): one phrase, restricted to the column (`"notes" :
+    /// "term"`) or the set of columns (`{"name" "email"} : "term"`, so that the index reads
+    /// the phrase's trigrams once for them all). Columns are quoted for SQL, which is how
+    /// FTS5 quotes them too. Nil for a term the index cannot look up (shorter than three
+    /// characters, or holding NUL).
+    static func substringQuery(_ term: String, quotedColumns: [String]) -> String? {
+        guard term.unicodeScalars.count >= minimumSubstringTermLength, !term.utf8.contains(0),
+              let first = quotedColumns.first else { return nil }
+        let columns = quotedColumns.count == 1 ? first : "{" + quotedColumns.joined(separator: " ") + "}"
+        return "\(columns) : \(SQLSchema.quote(term))"
     }
 
     /// Whether this process's SQLite has the `trigram` tokenizer.

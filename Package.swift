@@ -77,7 +77,8 @@ let package = Package(
 
         .testTarget(name: "ObjectGraphTests", dependencies: ["ObjectGraph", "ObjectGraphPostgreSQL", "ObjectGraphFixtureModel",
                                                              "TestSupport", "CTestSupport", "CSQLite", "CFailingVFS"]),
-        .testTarget(name: "WebServerTests", dependencies: ["WebServer", "TestSupport"]),
+        .testTarget(name: "WebServerTests", dependencies: ["WebServer", "TestSupport",
+                                                           .product(name: "Mustache", package: "swift-mustache")]),
         .testTarget(name: "InvoicesAppTests", dependencies: [
             "InvoicesApp", "ObjectGraph", "WebServer", "CSQLite", "TestSupport", "CTestSupport",
             .product(name: "Mustache", package: "swift-mustache"),

@@ -1,4 +1,5 @@
 import Foundation
+import Mustache
 import Testing
 import WebServer
 
@@ -33,6 +34,23 @@ import WebServer
             #expect(response.text == "<html><head><title>Acme &amp; Co</title></head><body><nav>Invoices</nav>"
                     + "<h1>&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt;</h1><p>&quot;quoted&quot;</p></body></html>")
             #expect(!response.text.contains("<script>"))
+        }
+    }
+
+    @Test func theRenderersEscapingIsTheLibrarysForEveryKindOfText() throws {
+        // Given texts with and without the five characters, among multi-byte ones
+        let texts = ["", "plain", "Café Été", "1 < 2 > 0", "A&B", "say \"hi\"", "it's", "<&>\"'", "&amp;",
+                     "日本語 <b>", "👩‍👩‍👧 & 🇯🇵", "tab\tnew\nline", String(repeating: "x<", count: 200)]
+        let directory = try makeDirectory(["value.mustache": "{{value}}|{{{value}}}"])
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let pages = try TemplateRenderer(directory: directory.path)
+        let library = try MustacheTemplate(string: "{{value}}")
+        for text in texts {
+            // Then the renderer escapes as swift-mustache's own HTML escaping does, and
+            // leaves triple-brace values alone
+            let expected = library.render(["value": text])
+            #expect(HTMLContentType.escape(text) == expected, "\(text.debugDescription)")
+            #expect(try pages.render("value", ["value": text], layout: nil) == expected + "|" + text)
         }
     }
 

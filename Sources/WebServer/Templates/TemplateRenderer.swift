@@ -76,6 +76,7 @@ public struct TemplateRenderer: Sendable {
     /// Reads every template below `directory` (sync, so a render in development mode can reload).
     private static func load(_ directory: String) throws(TemplateRenderer.Error) -> MustacheLibrary {
         MarkdownContentType.register()   // templates may declare {{% CONTENT_TYPE: MARKDOWN}}
+        HTMLContentType.register()
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory.boolValue,
               let enumerator = FileManager.default.enumerator(atPath: directory) else {
@@ -86,7 +87,9 @@ public struct TemplateRenderer: Sendable {
             let file = directory + "/" + path
             guard let text = try? String(contentsOfFile: file, encoding: .utf8) else { continue }
             do {
-                try library.register(text, named: String(path.dropLast(".mustache".count)))
+                // Every template starts in ``HTMLContentType`` (the library's own escaping,
+                // faster); one that declares another content type switches to it.
+                try library.register(HTMLContentType.pragma + text, named: String(path.dropLast(".mustache".count)))
             } catch {
                 throw .invalidTemplate(file: file, reason: "\(error)")
             }

@@ -157,6 +157,62 @@ import Testing
         #expect(json.totalCount == 2)
     }
 
+    @Test func aSearchsOtherPagesAreWindowsOfItsMatchesUntilTheDataChanges() async throws {
+        // Given a search (invoices of the two Acme clients), two a page
+        let stack = try await makeFixtureStack(.sqlite)
+        let query = InvoiceQuery(search: "acme", sort: .identifier, descending: false, pageSize: 2)
+        func page(_ number: Int) async throws -> (numbers: [String], total: Int, queries: Int) {
+            var paged = query
+            paged.list.page = number
+            let before = stack.coordinator.storeReadQueryCount
+            let page = try await stack.invoicePage(paged, today: today)
+            return (page.items.map(\.number), page.totalCount, stack.coordinator.storeReadQueryCount - before)
+        }
+        let generation = stack.generation
+        let first = try await page(1)
+        #expect(first.numbers == ["A-1", "A-2"] && first.total == 6)
+        let order = ListSummaryCache.OrderKey(query, today: today)
+        #expect(stack.listSummaries.matches(for: order, at: generation)?.count == 6)
+
+        // Then the next pages read only their rows: no search, no count
+        let second = try await page(2)
+        #expect(second.numbers == ["A-3", "A-4"] && second.total == 6)
+        #expect(second.queries < first.queries, "page 1: \(first.queries) queries, page 2: \(second.queries)")
+        #expect(try await page(3).numbers == ["A-5", "L-1"])
+
+        // And an invoice saved since is found by the next page's search
+        let scratchpad = stack.newScratchpad()
+        try await scratchpad.perform {
+            let acme = try #require(try scratchpad.fetch(FetchRequest<Client>(predicate: #Predicate { $0.name == "Acme GmbH" })).first)
+            scratchpad.makeInvoice("A-6", client: acme, amount: "20.00", status: .draft)
+        }
+        guard case .saved = await stack.save(scratchpad) else { Issue.record("the invoice did not save"); return }
+        let third = try await page(3)
+        #expect(third.numbers == ["A-5", "A-6"] && third.total == 7)
+    }
+
+    @Test func matchesPastTheirCapacityStartAgainAndALongerListIsNotKept() async throws {
+        let stack = try await makeFixtureStack(.sqlite)
+        let main = stack.main
+        let ids = try await main.perform { try main.fetchObjectIDs(FetchRequest<Invoice>(sortBy: [SortDescriptor(\.identifier)])) }
+        let cache = ListSummaryCache(matchCapacity: 5)
+        let now = Generation(local: 1, store: 0)
+        let keys = ["a", "b", "c"].map { ListSummaryCache.OrderKey(InvoiceQuery(search: $0), today: today) }
+        cache.keep(matches: Array(ids.prefix(3)), for: keys[0], at: now)
+        cache.keep(matches: Array(ids.prefix(2)), for: keys[1], at: now)
+        #expect(cache.matches(for: keys[0], at: now)?.count == 3 && cache.matches(for: keys[1], at: now)?.count == 2)
+        cache.keep(matches: Array(ids.prefix(1)), for: keys[2], at: now)
+        #expect(cache.matches(for: keys[0], at: now) == nil && cache.matches(for: keys[2], at: now)?.count == 1)
+        cache.keep(matches: Array(ids.prefix(6)), for: keys[0], at: now)
+        #expect(cache.matches(for: keys[0], at: now) == nil)
+        // Another page size or page of the same search shares its matches; another order does not
+        let paged = ListSummaryCache.OrderKey(InvoiceQuery(search: "c", page: 3, pageSize: 7), today: today)
+        #expect(cache.matches(for: paged, at: now)?.count == 1)
+        let sorted = ListSummaryCache.OrderKey(InvoiceQuery(search: "c", sort: .amount), today: today)
+        #expect(cache.matches(for: sorted, at: now) == nil)
+        #expect(cache.matches(for: paged, at: Generation(local: 2, store: 0)) == nil)
+    }
+
     @Test func anInvoiceAnotherProcessAddsShowsInTheCountAndTotals() async throws {
         let url = TestFiles.database()
         let stack = try InvoicesStack(storeURL: url)

@@ -65,24 +65,61 @@ extension ManagedObjectContext {
     /// - Throws: `FetchError` when the store cannot be read.
     public func invoicePage(_ query: InvoiceQuery, today: CalendarDay = .today, knownTotal: Int? = nil,
                             allInvoices: Int? = nil) throws -> Page<InvoiceSummary> {
+        var matches: [ObjectID]?
+        return try invoicePage(query, today: today, knownTotal: knownTotal, allInvoices: allInvoices, matches: &matches)
+    }
+
+    /// The same, for a search whose ordered matches may be known (`matches`, kept from an
+    /// earlier page at the same generation): its page is then a window of them. A search
+    /// that gathers its matches through the substring index (rather than walking the list's
+    /// order) gathers only their IDs, all of them, and leaves them in `matches` for the
+    /// caller to keep, so that its other pages need neither the search nor the sort again.
+    func invoicePage(_ query: InvoiceQuery, today: CalendarDay, knownTotal: Int?, allInvoices: Int?,
+                     matches: inout [ObjectID]?) throws -> Page<InvoiceSummary> {
         let list = query.list
         let predicate = Self.invoicePredicate(query, today: today)
         let sort = Self.invoiceSort(list.sort, descending: list.descending)
         if let clientID = query.clientID {
             return try invoicePage(ofClient: clientID, predicate: predicate, sort: sort, list: list, today: today)
         }
+        if let matches { return try invoicePage(of: matches, sort: sort, list: list, today: today) }
         var request = FetchRequest<Invoice>(predicate: predicate, sortBy: sort)
+        if list.search != nil && !walks(list, matches: knownTotal, of: allInvoices) {
+            let found = try fetchObjectIDs(request)
+            matches = found
+            return try invoicePage(of: found, sort: sort, list: list, today: today)
+        }
         let total = try knownTotal ?? count(for: request)
         // A row shows its client's name: the page's clients in one query, not one each.
         request.relationshipKeyPathsForPrefetching = [\Invoice.client]
         let page = min(list.page, Page<InvoiceSummary>.pageCount(totalCount: total, pageSize: list.pageSize))
+        if list.search != nil { request.readsSubstringIndexes = false }
         request.fetchLimit = list.pageSize
         request.fetchOffset = (page - 1) * list.pageSize
-        if list.search != nil, [.issueDate, .identifier].contains(list.sort), let allInvoices,
-           Self.walksSortOrder(matches: total, of: allInvoices, through: request.fetchOffset + list.pageSize) {
-            request.readsSubstringIndexes = false
-        }
         let items = try fetch(request).map { InvoiceSummary($0, today: today) }
+        return Page(items: items, totalCount: total, page: page, pageSize: list.pageSize)
+    }
+
+    /// Whether the page `list` asks for of a search with `matches` (when counted) among `all`
+    /// invoices is found by walking the list's order (``walksSortOrder(matches:of:through:)``)
+    /// rather than by gathering the matches' IDs.
+    private func walks(_ list: ListParameters<InvoiceSortKey>, matches: Int?, of all: Int?) -> Bool {
+        guard let matches, let all, [.issueDate, .identifier].contains(list.sort) else { return false }
+        let page = min(list.page, Page<InvoiceSummary>.pageCount(totalCount: matches, pageSize: list.pageSize))
+        return Self.walksSortOrder(matches: matches, of: all, through: page * list.pageSize)
+    }
+
+    /// The page `list` asks for of a search's ordered `matches`: its window of IDs, fetched in
+    /// one query (the same order, so the window keeps its order), clients prefetched.
+    private func invoicePage(of matches: [ObjectID], sort: [SortDescriptor<Invoice>], list: ListParameters<InvoiceSortKey>,
+                             today: CalendarDay) throws -> Page<InvoiceSummary> {
+        let total = matches.count
+        let page = min(list.page, Page<InvoiceSummary>.pageCount(totalCount: total, pageSize: list.pageSize))
+        let start = min(total, (page - 1) * list.pageSize)
+        let window = Array(matches[start..<min(total, start + list.pageSize)])
+        var request = FetchRequest<Invoice>(predicate: #Predicate { window.contains($0.objectID) }, sortBy: sort)
+        request.relationshipKeyPathsForPrefetching = [\Invoice.client]
+        let items = try window.isEmpty ? [] : fetch(request).map { InvoiceSummary($0, today: today) }
         return Page(items: items, totalCount: total, page: page, pageSize: list.pageSize)
     }
 

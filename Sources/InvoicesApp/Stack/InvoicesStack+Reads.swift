@@ -43,12 +43,17 @@ extension InvoicesStack {
         let generation = changes.current
         let known = listSummaries.summary(for: key, at: generation)?.knownCount
         let all = invoiceCount(at: generation, for: query)
-        let (page, allCount) = try await read { reader throws -> (Page<InvoiceSummary>, Int?) in
+        let order = ListSummaryCache.OrderKey(query, today: today)
+        let kept = listSummaries.matches(for: order, at: generation)
+        let (page, allCount, matches) = try await read { reader throws -> (Page<InvoiceSummary>, Int?, [ObjectID]?) in
             let allCount = try all.read(in: reader)
-            return (try reader.invoicePage(query, today: today, knownTotal: known, allInvoices: allCount), allCount)
+            var matches = kept
+            let page = try reader.invoicePage(query, today: today, knownTotal: known, allInvoices: allCount, matches: &matches)
+            return (page, allCount, matches)
         }
         if known == nil { listSummaries.keep(count: page.totalCount, for: key, at: generation) }
         all.keep(allCount, in: listSummaries, at: generation)
+        if kept == nil, let matches { listSummaries.keep(matches: matches, for: order, at: generation) }
         return page
     }
 
@@ -61,15 +66,20 @@ extension InvoicesStack {
         let generation = changes.current
         let kept = listSummaries.summary(for: key, at: generation)?.totals
         let all = invoiceCount(at: generation, for: query)
-        let (page, totals, allCount) = try await read { reader throws -> (Page<InvoiceSummary>, [InvoiceListTotal], Int?) in
+        let order = ListSummaryCache.OrderKey(query, today: today)
+        let keptMatches = listSummaries.matches(for: order, at: generation)
+        let (page, totals, allCount, matches) = try await read {
+            reader throws -> (Page<InvoiceSummary>, [InvoiceListTotal], Int?, [ObjectID]?) in
             let totals = try kept ?? reader.invoiceTotals(query, today: today)
             let allCount = try all.read(in: reader)
+            var matches = keptMatches
             let page = try reader.invoicePage(query, today: today, knownTotal: totals.reduce(0) { $0 + $1.count },
-                                              allInvoices: allCount)
-            return (page, totals, allCount)
+                                              allInvoices: allCount, matches: &matches)
+            return (page, totals, allCount, matches)
         }
         if kept == nil { listSummaries.keep(totals: totals, for: key, at: generation) }
         all.keep(allCount, in: listSummaries, at: generation)
+        if keptMatches == nil, let matches { listSummaries.keep(matches: matches, for: order, at: generation) }
         return (page, totals)
     }
 

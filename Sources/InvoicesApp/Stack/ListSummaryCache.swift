@@ -1,9 +1,10 @@
 import Foundation
+import ObjectGraph
 import Synchronization
 
-/// The count and per-currency totals of invoice lists, kept for the data generation they
-/// were read at, so that the next page of the same list (or another visitor's) does not
-/// count and add up its invoices again.
+/// The count and per-currency totals of invoice lists, and the ordered matches of searches,
+/// kept for the data generation they were read at, so that the next page of the same list
+/// (or another visitor's) does not count and add up its invoices again, nor search again.
 ///
 /// A list's summary does not depend on its page, sort or page size, so every page of a
 /// search shares one entry; a page nobody asked for yet still costs its own rows. For a word
@@ -36,9 +37,34 @@ final class ListSummaryCache: Sendable {
         var knownCount: Int? { count ?? totals.map { $0.reduce(0) { $0 + $1.count } } }
     }
 
+    /// What a search's ordered matches depend on: its members and its order, not its page.
+    struct OrderKey: Hashable, Sendable {
+        let query: InvoiceQuery
+        let today: CalendarDay
+
+        init(_ query: InvoiceQuery, today: CalendarDay) {
+            var query = query
+            query.list.page = 1
+            query.list.pageSize = ListParameters<InvoiceSortKey>.defaultPageSize
+            self.query = query
+            self.today = today
+        }
+    }
+
     private struct State {
         var generation: Generation?
         var summaries: [Key: Summary] = [:]
+        var matches: [OrderKey: [ObjectID]] = [:]
+        var matchCount = 0
+
+        /// Moves to `generation`, dropping the older one's entries; false when `generation`
+        /// is itself older than the one kept (its reads must not be kept).
+        mutating func advance(to generation: Generation) -> Bool {
+            guard self.generation != generation else { return true }
+            if let kept = self.generation, generation.isOlder(than: kept) { return false }
+            self = State(generation: generation)
+            return true
+        }
     }
 
     private let state = Mutex(State())
@@ -46,8 +72,13 @@ final class ListSummaryCache: Sendable {
     /// asking for endless distinct searches; the lists asked for again come back at once.
     let capacity: Int
 
-    init(capacity: Int = 1_024) {
+    /// Matches kept beyond this many (of every search together) drop them all: 500,000 IDs
+    /// are 8 MB.
+    let matchCapacity: Int
+
+    init(capacity: Int = 1_024, matchCapacity: Int = 500_000) {
         self.capacity = capacity
+        self.matchCapacity = matchCapacity
     }
 
     /// The summary of `key`'s list read at `generation`, if one was kept.
@@ -62,16 +93,36 @@ final class ListSummaryCache: Sendable {
     /// older one, and an older one is not kept.
     func keep(count: Int? = nil, totals: [InvoiceListTotal]? = nil, for key: Key, at generation: Generation) {
         state.withLock { state in
-            if state.generation != generation {
-                if let kept = state.generation, generation.isOlder(than: kept) { return }
-                state.generation = generation
-                state.summaries = [:]
-            }
+            guard state.advance(to: generation) else { return }
             if state.summaries[key] == nil && state.summaries.count >= capacity { state.summaries = [:] }
             var summary = state.summaries[key] ?? Summary()
             if let count { summary.count = count }
             if let totals { summary.totals = totals }
             state.summaries[key] = summary
+        }
+    }
+}
+
+extension ListSummaryCache {
+    /// The ordered matches of `key`'s search read at `generation`, if they were kept.
+    func matches(for key: OrderKey, at generation: Generation) -> [ObjectID]? {
+        state.withLock { state in
+            state.generation == generation ? state.matches[key] : nil
+        }
+    }
+
+    /// Keeps the ordered matches of `key`'s search, read at `generation` (taken before the
+    /// read), so that its other pages are windows of them.
+    func keep(matches: [ObjectID], for key: OrderKey, at generation: Generation) {
+        guard matches.count <= matchCapacity else { return }
+        state.withLock { state in
+            guard state.advance(to: generation), state.matches[key] == nil else { return }
+            if state.matchCount + matches.count > matchCapacity {
+                state.matches = [:]
+                state.matchCount = 0
+            }
+            state.matches[key] = matches
+            state.matchCount += matches.count
         }
     }
 }

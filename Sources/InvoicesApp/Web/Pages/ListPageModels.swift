@@ -121,10 +121,12 @@ struct InvoiceRow: Sendable {
     let identifier: String
     let clientID: Int64
     let clientName: String
+    /// Formatted only when a template asks for it (one of the two forms a table shows).
+    let money: Money
     /// With its currency code ("1,234.50 EUR"), for tables without a currency column.
-    let amount: String
+    var amount: String { money.formatted }
     /// Without the code ("1,234.50"), beside the currency column of the invoice list.
-    let amountWithoutCurrency: String
+    var amountWithoutCurrency: String { money.formattedAmount }
     let currencyCode: String
     let status: String
     let isOverdue: Bool
@@ -137,8 +139,7 @@ struct InvoiceRow: Sendable {
         identifier = invoice.number
         clientID = invoice.clientID
         clientName = invoice.clientName
-        amount = invoice.amount.formatted
-        amountWithoutCurrency = invoice.amount.formattedAmount
+        money = invoice.amount
         currencyCode = invoice.amount.currency
         status = invoice.displayStatus
         isOverdue = invoice.isOverdue

@@ -1,4 +1,5 @@
 import Mustache
+import WebServer
 
 // The read pages' models as typed template contexts: each answers a template's `{{name}}`
 // with a `switch`, so rendering a 50-row table reads no `Mirror`. (swift-mustache reflects a
@@ -49,13 +50,13 @@ extension SelectOption: MustacheParent {
 extension ClientRow: MustacheParent {
     func child(named name: String) -> Any? {
         switch name {
-        case "id": id
-        case "name": self.name
-        case "email": email
-        case "number": number
-        case "city": city
-        case "country": country
-        case "created": created
+        case "id": TemplateText(String(id))
+        case "name": TemplateText(self.name)
+        case "email": TemplateText(email)
+        case "number": TemplateText(number)
+        case "city": TemplateText(city)
+        case "country": TemplateText(country)
+        case "created": TemplateText(created)
         case "beingEdited": beingEdited
         default: nil
         }
@@ -80,17 +81,18 @@ extension ClientListPage: MustacheParent {
 extension InvoiceRow: MustacheParent {
     func child(named name: String) -> Any? {
         switch name {
-        case "id": id
-        case "identifier": identifier
-        case "clientID": clientID
-        case "clientName": clientName
-        case "amount": amount
-        case "amountWithoutCurrency": amountWithoutCurrency
-        case "currencyCode": currencyCode
-        case "status": status
+        case "id": TemplateText(String(id))
+        case "identifier": TemplateText(identifier)
+        case "clientID": TemplateText(String(clientID))
+        case "clientName": TemplateText(clientName)
+        case "money": money
+        case "amount": TemplateText(amount)
+        case "amountWithoutCurrency": TemplateText(amountWithoutCurrency)
+        case "currencyCode": TemplateText(currencyCode)
+        case "status": TemplateText(status)
         case "isOverdue": isOverdue
-        case "issued": issued
-        case "due": due
+        case "issued": TemplateText(issued)
+        case "due": TemplateText(due)
         case "beingEdited": beingEdited
         default: nil
         }

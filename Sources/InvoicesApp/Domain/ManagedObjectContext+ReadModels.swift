@@ -32,6 +32,15 @@ extension ManagedObjectContext {
         let list = query.list
         var request = FetchRequest<Client>(predicate: Self.clientPredicate(search: list.search),
                                            sortBy: Self.clientSort(list.sort, descending: list.descending))
+        if list.search != nil {
+            // One search, not two (a count and a page): its matches' IDs, then their window.
+            let matches = try fetchObjectIDs(request)
+            let (page, window) = Self.window(of: matches, page: list.page, pageSize: list.pageSize)
+            let paged = FetchRequest<Client>(predicate: #Predicate { window.contains($0.objectID) },
+                                             sortBy: request.sortDescriptors)
+            let items = try window.isEmpty ? [] : fetch(paged).map(ClientSummary.init)
+            return Page(items: items, totalCount: matches.count, page: page, pageSize: list.pageSize)
+        }
         let total = try count(for: request)
         let page = min(list.page, Page<ClientSummary>.pageCount(totalCount: total, pageSize: list.pageSize))
         request.fetchLimit = list.pageSize
@@ -113,14 +122,18 @@ extension ManagedObjectContext {
     /// one query (the same order, so the window keeps its order), clients prefetched.
     private func invoicePage(of matches: [ObjectID], sort: [SortDescriptor<Invoice>], list: ListParameters<InvoiceSortKey>,
                              today: CalendarDay) throws -> Page<InvoiceSummary> {
-        let total = matches.count
-        let page = min(list.page, Page<InvoiceSummary>.pageCount(totalCount: total, pageSize: list.pageSize))
-        let start = min(total, (page - 1) * list.pageSize)
-        let window = Array(matches[start..<min(total, start + list.pageSize)])
+        let (page, window) = Self.window(of: matches, page: list.page, pageSize: list.pageSize)
         var request = FetchRequest<Invoice>(predicate: #Predicate { window.contains($0.objectID) }, sortBy: sort)
         request.relationshipKeyPathsForPrefetching = [\Invoice.client]
         let items = try window.isEmpty ? [] : fetch(request).map { InvoiceSummary($0, today: today) }
-        return Page(items: items, totalCount: total, page: page, pageSize: list.pageSize)
+        return Page(items: items, totalCount: matches.count, page: page, pageSize: list.pageSize)
+    }
+
+    /// The page `list` asks for (the last one past the end) of ordered `matches`, and its IDs.
+    private static func window(of matches: [ObjectID], page: Int, pageSize: Int) -> (page: Int, ids: [ObjectID]) {
+        let page = min(page, Page<ObjectID>.pageCount(totalCount: matches.count, pageSize: pageSize))
+        let start = min(matches.count, (page - 1) * pageSize)
+        return (page, Array(matches[start..<min(matches.count, start + pageSize)]))
     }
 
     /// The invoice with this primary key; nil when there is none.

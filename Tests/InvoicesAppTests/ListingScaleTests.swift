@@ -81,6 +81,38 @@ import Testing
         print("search page 1/50 of \(page.totalCount): \(queries) queries, \(String(format: "%.1f", ms)) ms")
     }
 
+    @Test func aSearchsMatchesAreGatheredUpToTheirLimitAndAWiderSearchIsCounted() async throws {
+        let stack = try await Self.stack.value
+        let main = stack.main
+        func read(_ term: String, page: Int) async throws -> (Page<InvoiceSummary>, [ObjectID]?) {
+            try await main.perform { () throws -> (Page<InvoiceSummary>, [ObjectID]?) in
+                var matches: [ObjectID]?
+                let page = try main.invoicePage(InvoiceQuery(search: term, page: page), today: today, knownTotal: nil,
+                                                allInvoices: Self.invoiceCount, matches: &matches)
+                return (page, matches)
+            }
+        }
+        // A search of 1,100 invoices leaves their IDs, in the list's order, for its other pages
+        let (narrow, kept) = try await read("client 99", page: 2)
+        #expect(narrow.totalCount == 1_100 && kept?.count == 1_100)
+        #expect(Array(kept?[50..<100] ?? []) == narrow.items.map { main.persistentStoreCoordinator.managedObjectID(
+            for: Invoice.self, primaryKey: $0.id) })
+        // One of 11,100 (clients 9, 90–99 and 900–999) is past the limit: counted, nothing kept,
+        // and its page is the one the index finds
+        #expect(ManagedObjectContext.keptSearchMatches < 11_100)
+        let (wide, none) = try await read("client 9", page: 3)
+        #expect(wide.totalCount == 11_100 && none == nil)
+        let indexed = try await main.perform { () throws -> [String] in
+            var request = FetchRequest<Invoice>(predicate: ManagedObjectContext.invoicePredicate(InvoiceQuery(search: "client 9"),
+                                                                                               today: today),
+                                                sortBy: ManagedObjectContext.invoiceSort(.issueDate, descending: true))
+            request.fetchOffset = 100
+            request.fetchLimit = 50
+            return try main.fetch(request).map { $0.identifier ?? "" }
+        }
+        #expect(wide.items.map(\.number) == indexed)
+    }
+
     @Test func theClientListIsTwoQueries() async throws {
         let stack = try await Self.stack.value
         let main = stack.main

@@ -43,17 +43,16 @@ extension InvoicesStack {
         let generation = changes.current
         let known = listSummaries.summary(for: key, at: generation)?.knownCount
         let all = invoiceCount(at: generation, for: query)
-        let order = ListSummaryCache.OrderKey(query, today: today)
-        let kept = listSummaries.matches(for: order, at: generation)
+        let search = SearchMatches(query, today: today, at: generation, in: listSummaries)
         let (page, allCount, matches) = try await read { reader throws -> (Page<InvoiceSummary>, Int?, [ObjectID]?) in
             let allCount = try all.read(in: reader)
-            var matches = kept
+            var matches = search.kept
             let page = try reader.invoicePage(query, today: today, knownTotal: known, allInvoices: allCount, matches: &matches)
             return (page, allCount, matches)
         }
         if known == nil { listSummaries.keep(count: page.totalCount, for: key, at: generation) }
         all.keep(allCount, in: listSummaries, at: generation)
-        if kept == nil, let matches { listSummaries.keep(matches: matches, for: order, at: generation) }
+        search.keep(matches, in: listSummaries)
         return page
     }
 
@@ -66,20 +65,19 @@ extension InvoicesStack {
         let generation = changes.current
         let kept = listSummaries.summary(for: key, at: generation)?.totals
         let all = invoiceCount(at: generation, for: query)
-        let order = ListSummaryCache.OrderKey(query, today: today)
-        let keptMatches = listSummaries.matches(for: order, at: generation)
+        let search = SearchMatches(query, today: today, at: generation, in: listSummaries)
         let (page, totals, allCount, matches) = try await read {
             reader throws -> (Page<InvoiceSummary>, [InvoiceListTotal], Int?, [ObjectID]?) in
             let totals = try kept ?? reader.invoiceTotals(query, today: today)
             let allCount = try all.read(in: reader)
-            var matches = keptMatches
+            var matches = search.kept
             let page = try reader.invoicePage(query, today: today, knownTotal: totals.reduce(0) { $0 + $1.count },
                                               allInvoices: allCount, matches: &matches)
             return (page, totals, allCount, matches)
         }
         if kept == nil { listSummaries.keep(totals: totals, for: key, at: generation) }
         all.keep(allCount, in: listSummaries, at: generation)
-        if keptMatches == nil, let matches { listSummaries.keep(matches: matches, for: order, at: generation) }
+        search.keep(matches, in: listSummaries)
         return (page, totals)
     }
 
@@ -129,5 +127,25 @@ private struct InvoiceCount {
     func keep(_ count: Int?, in summaries: ListSummaryCache, at generation: Generation) {
         guard kept == nil, let count else { return }
         summaries.keep(count: count, for: Self.key, at: generation)
+    }
+}
+
+/// A search's ordered matches, as a page's read needs them: kept from an earlier page of the
+/// same generation, or gathered by the read and kept here.
+private struct SearchMatches {
+    let order: ListSummaryCache.OrderKey
+    let generation: Generation
+    let kept: [ObjectID]?
+
+    init(_ query: InvoiceQuery, today: CalendarDay, at generation: Generation, in summaries: ListSummaryCache) {
+        order = ListSummaryCache.OrderKey(query, today: today)
+        self.generation = generation
+        kept = summaries.matches(for: order, at: generation)
+    }
+
+    /// Keeps matches the read gathered.
+    func keep(_ matches: [ObjectID]?, in summaries: ListSummaryCache) {
+        guard kept == nil, let matches else { return }
+        summaries.keep(matches: matches, for: order, at: generation)
     }
 }

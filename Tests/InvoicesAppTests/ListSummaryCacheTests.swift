@@ -63,12 +63,15 @@ import Testing
         #expect(one != ListSummaryCache.Key(InvoiceQuery(search: "x", status: .sent, currency: "EUR"), today: today))
     }
 
-    @Test func pastItsCapacityTheCacheStartsAgain() {
-        let cache = ListSummaryCache(capacity: 3)
+    @Test func pastItsCapacityTheCacheKeepsTheHalfUsedLast() {
+        let cache = ListSummaryCache(capacity: 4)
         let now = Generation(local: 1, store: 0)
-        let keys = (1...4).map { ListSummaryCache.Key(InvoiceQuery(search: "word \($0)"), today: today) }
-        for key in keys { cache.keep(count: 1, for: key, at: now) }
-        #expect(keys.filter { cache.summary(for: $0, at: now) != nil } == [keys[3]])
+        let keys = (1...5).map { ListSummaryCache.Key(InvoiceQuery(search: "word \($0)"), today: today) }
+        for key in keys.prefix(4) { cache.keep(count: 1, for: key, at: now) }
+        // The first list is asked for again (a frequent word), the others not
+        #expect(cache.summary(for: keys[0], at: now)?.count == 1)
+        cache.keep(count: 1, for: keys[4], at: now)
+        #expect(keys.filter { cache.summary(for: $0, at: now) != nil } == [keys[0], keys[3], keys[4]])
     }
 
     // MARK: The stack's lists
@@ -191,7 +194,7 @@ import Testing
         #expect(third.numbers == ["A-5", "A-6"] && third.total == 7)
     }
 
-    @Test func matchesPastTheirCapacityStartAgainAndALongerListIsNotKept() async throws {
+    @Test func matchesPastTheirCapacityLeaveThoseUsedLongestAgoAndALongerListIsNotKept() async throws {
         let stack = try await makeFixtureStack(.sqlite)
         let main = stack.main
         let ids = try await main.perform { try main.fetchObjectIDs(FetchRequest<Invoice>(sortBy: [SortDescriptor(\.identifier)])) }

@@ -51,11 +51,18 @@ final class ListSummaryCache: Sendable {
         }
     }
 
+    /// A kept value and when it was last used (a tick of the cache's clock).
+    private struct Entry<Value> {
+        var value: Value
+        var used: UInt64
+    }
+
     private struct State {
         var generation: Generation?
-        var summaries: [Key: Summary] = [:]
-        var matches: [OrderKey: [ObjectID]] = [:]
+        var summaries: [Key: Entry<Summary>] = [:]
+        var matches: [OrderKey: Entry<[ObjectID]>] = [:]
         var matchCount = 0
+        var clock: UInt64 = 0
 
         /// Moves to `generation`, dropping the older one's entries; false when `generation`
         /// is itself older than the one kept (its reads must not be kept).
@@ -65,18 +72,42 @@ final class ListSummaryCache: Sendable {
             self = State(generation: generation)
             return true
         }
+
+        mutating func tick() -> UInt64 {
+            clock += 1
+            return clock
+        }
+
+        /// Keeps the `count` summaries used last.
+        mutating func keepRecentSummaries(_ count: Int) {
+            let recent = summaries.sorted { $0.value.used > $1.value.used }.prefix(count)
+            summaries = Dictionary(uniqueKeysWithValues: recent.map { ($0.key, $0.value) })
+        }
+
+        /// Drops the matches used longest ago until `room` more fit under `capacity`.
+        mutating func makeRoom(for room: Int, under capacity: Int) {
+            guard matchCount + room > capacity else { return }
+            for (key, entry) in matches.sorted(by: { $0.value.used < $1.value.used }) {
+                matches[key] = nil
+                matchCount -= entry.value.count
+                if matchCount + room <= capacity { return }
+            }
+        }
     }
 
     private let state = Mutex(State())
-    /// Entries beyond this drop them all: a bound on memory against a visitor (or a robot)
-    /// asking for endless distinct searches; the lists asked for again come back at once.
+    /// Summaries kept at most: a bound on memory against a visitor (or a robot) asking for
+    /// endless distinct searches. Past it, the half used longest ago is dropped, so a list
+    /// asked for often (a frequent word, whose count costs a second at 1,000,000 invoices)
+    /// stays while one-off searches come and go.
     let capacity: Int
 
-    /// Matches kept beyond this many (of every search together) drop them all: 500,000 IDs
-    /// are 8 MB.
+    /// Matches kept at most (of every search together): 1,000,000 IDs are 16 MB, twenty
+    /// searches of the most a search keeps (``ManagedObjectContext/keptSearchMatches``).
+    /// Past it, the searches used longest ago are dropped first.
     let matchCapacity: Int
 
-    init(capacity: Int = 1_024, matchCapacity: Int = 500_000) {
+    init(capacity: Int = 1_024, matchCapacity: Int = 1_000_000) {
         self.capacity = capacity
         self.matchCapacity = matchCapacity
     }
@@ -84,7 +115,10 @@ final class ListSummaryCache: Sendable {
     /// The summary of `key`'s list read at `generation`, if one was kept.
     func summary(for key: Key, at generation: Generation) -> Summary? {
         state.withLock { state in
-            state.generation == generation ? state.summaries[key] : nil
+            guard state.generation == generation else { return nil }
+            let now = state.tick()
+            state.summaries[key]?.used = now
+            return state.summaries[key]?.value
         }
     }
 
@@ -94,11 +128,11 @@ final class ListSummaryCache: Sendable {
     func keep(count: Int? = nil, totals: [InvoiceListTotal]? = nil, for key: Key, at generation: Generation) {
         state.withLock { state in
             guard state.advance(to: generation) else { return }
-            if state.summaries[key] == nil && state.summaries.count >= capacity { state.summaries = [:] }
-            var summary = state.summaries[key] ?? Summary()
+            if state.summaries[key] == nil && state.summaries.count >= capacity { state.keepRecentSummaries(capacity / 2) }
+            var summary = state.summaries[key]?.value ?? Summary()
             if let count { summary.count = count }
             if let totals { summary.totals = totals }
-            state.summaries[key] = summary
+            state.summaries[key] = Entry(value: summary, used: state.tick())
         }
     }
 }
@@ -107,7 +141,10 @@ extension ListSummaryCache {
     /// The ordered matches of `key`'s search read at `generation`, if they were kept.
     func matches(for key: OrderKey, at generation: Generation) -> [ObjectID]? {
         state.withLock { state in
-            state.generation == generation ? state.matches[key] : nil
+            guard state.generation == generation else { return nil }
+            let now = state.tick()
+            state.matches[key]?.used = now
+            return state.matches[key]?.value
         }
     }
 
@@ -117,11 +154,8 @@ extension ListSummaryCache {
         guard matches.count <= matchCapacity else { return }
         state.withLock { state in
             guard state.advance(to: generation), state.matches[key] == nil else { return }
-            if state.matchCount + matches.count > matchCapacity {
-                state.matches = [:]
-                state.matchCount = 0
-            }
-            state.matches[key] = matches
+            state.makeRoom(for: matches.count, under: matchCapacity)
+            state.matches[key] = Entry(value: matches, used: state.tick())
             state.matchCount += matches.count
         }
     }

@@ -1,5 +1,6 @@
 import Foundation
 import Mustache
+import Synchronization
 import Testing
 import WebServer
 
@@ -52,6 +53,25 @@ import WebServer
             #expect(HTMLContentType.escape(text) == expected, "\(text.debugDescription)")
             #expect(try pages.render("value", ["value": text], layout: nil) == expected + "|" + text)
         }
+    }
+
+    @Test func aFragmentIsRenderedOncePerKeyExceptInDevelopment() throws {
+        let directory = try makeDirectory(["options.mustache": "{{#options}}<option{{#on}} selected{{/on}}>{{name}}</option>{{/options}}"])
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let made = Mutex(0)
+        func options(_ selected: String) -> [String: Any] {
+            made.withLock { $0 += 1 }
+            return ["options": ["a", "b"].map { ["name": $0, "on": $0 == selected] as [String: Any] }]
+        }
+        let pages = try TemplateRenderer(directory: directory.path)
+        #expect(try pages.fragment("options", options("a"), key: "a") == "<option selected>a</option><option>b</option>")
+        #expect(try pages.fragment("options", options("a"), key: "a") == "<option selected>a</option><option>b</option>")
+        #expect(try pages.fragment("options", options("b"), key: "b") == "<option>a</option><option selected>b</option>")
+        #expect(made.withLock { $0 } == 2)
+        let development = try TemplateRenderer(directory: directory.path, development: true)
+        _ = try development.fragment("options", options("a"), key: "a")
+        _ = try development.fragment("options", options("a"), key: "a")
+        #expect(made.withLock { $0 } == 4)
     }
 
     @Test func structsOptionalsArraysAndFlagsRenderLikeMustacheExpects() throws {

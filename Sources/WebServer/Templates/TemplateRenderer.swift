@@ -41,6 +41,8 @@ public struct TemplateRenderer: Sendable {
     public let development: Bool
     /// The templates read at creation, used when not in development mode.
     private let library: MustacheLibrary
+    /// Fragments rendered once per key (``fragment(_:_:key:)``).
+    private let memo = FragmentMemo()
 
     /// Loads the templates of `directory`.
     /// - Throws: `TemplateRenderer.Error` when the directory is missing or a template does not parse.
@@ -65,6 +67,19 @@ public struct TemplateRenderer: Sendable {
             throw .templateNotFound(name: layout, directory: directory)
         }
         return framed
+    }
+
+    /// The template `name` rendered with `context` and no layout, once per `key`: for a
+    /// fragment many pages repeat that depends only on what `key` names (a `<select>` of
+    /// 170 currencies with one selected, inserted with `{{{…}}}`), which would otherwise cost
+    /// each page hundreds of lookups. `key` must identify `context` entirely. In development
+    /// mode it is rendered every time, so template edits show.
+    /// - Throws: `TemplateRenderer.Error` for a missing template.
+    public func fragment(_ name: String, _ context: @autoclosure () -> Any, key: String) throws(TemplateRenderer.Error) -> String {
+        guard !development else { return try render(name, context(), layout: nil) }
+        return try memo.fragment(name + "\u{0}" + key) { () throws(TemplateRenderer.Error) -> String in
+            try render(name, context(), layout: nil)
+        }
     }
 
     /// An HTML response with the rendered page: `return try pages.response("clients/show", page)`.

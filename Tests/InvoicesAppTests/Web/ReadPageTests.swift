@@ -90,6 +90,16 @@ import Testing
             #expect(!html.text.contains("INV-2<"))
             #expect(!html.text.contains("INV-3<"))
             #expect(html.text.contains("<option value=\"sent\" selected>"))
+            // The currency options are rendered once per selection and kept: each page marks its own
+            #expect(html.text.contains("<option value=\"EUR\" selected>EUR</option>"))
+            #expect(html.text.components(separatedBy: " selected>").count - 1 == 2)
+            let usd = try await visitor.get("/invoices?currency=USD")
+            #expect(usd.text.contains("<option value=\"USD\" selected>USD</option>"))
+            #expect(usd.text.contains("<option value=\"EUR\">EUR</option>"))
+            let any = try await visitor.get("/invoices?currency=XYZ")
+            #expect(!any.text.contains("\" selected>Any currency") && !any.text.contains("XYZ\" selected"))
+            let again = try await visitor.get("/invoices?status=paid&currency=EUR")
+            #expect(again.text.contains("<option value=\"EUR\" selected>EUR</option>"))
             let page = try jsonDecoder().decode(Page<InvoiceSummary>.self,
                                                 from: try await visitor.get("/invoices.json?status=sent&currency=EUR").body)
             #expect(page.items.map(\.identifier) == ["INV-1"])

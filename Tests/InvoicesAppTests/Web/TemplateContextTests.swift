@@ -46,7 +46,8 @@ import Testing
         expectEveryPropertyAnswers(clientList)
         let query = InvoiceQuery(status: .sent, sort: .amount, page: 2, pageSize: 2)
         let invoices = try await stack.invoicePage(query, today: day("2025-06-20"))
-        let invoiceList = InvoiceListPage(invoices, query: query, beingEdited: Set(invoices.items.map(\.id)))
+        let invoiceList = InvoiceListPage(invoices, query: query, beingEdited: Set(invoices.items.map(\.id)),
+                                          currencyOptions: "<option value=\"\">Any currency</option>")
         #expect(invoiceList.pager.previousLink != nil)
         expectEveryPropertyAnswers(invoiceList)
     }

@@ -1,4 +1,5 @@
 import Foundation
+import WebServer
 
 /// A sortable column header: its label, the link that sorts by it, and the current
 /// direction (`aria-sort`) when the list is sorted by it.
@@ -160,7 +161,8 @@ struct SelectOption: Sendable {
 struct InvoiceListPage: Sendable {
     let search: String
     let statuses: [SelectOption]
-    let currencies: [SelectOption]
+    /// The currency filter's `<option>`s, rendered (``currencyOptions(selected:templates:)``).
+    let currencyOptions: String
     let client: String
     let from: String
     let to: String
@@ -182,7 +184,8 @@ struct InvoiceListPage: Sendable {
         let outstanding: String
     }
 
-    init(_ page: Page<InvoiceSummary>, query: InvoiceQuery, beingEdited: Set<Int64>, totals: [InvoiceListTotal] = []) {
+    init(_ page: Page<InvoiceSummary>, query: InvoiceQuery, beingEdited: Set<Int64>, totals: [InvoiceListTotal] = [],
+         currencyOptions: String) {
         self.totals = totals.map {
             TotalRow(currency: $0.currency, count: $0.count, amount: $0.amount.formatted, paid: $0.paid.formatted,
                      outstanding: $0.outstanding.formatted)
@@ -193,10 +196,7 @@ struct InvoiceListPage: Sendable {
             + InvoiceStatusFilter.allCases.map {
                 SelectOption(value: $0.rawValue, label: $0.rawValue.capitalized, selected: query.status == $0)
             }
-        currencies = [SelectOption(value: "", label: "Any currency", selected: query.currency == nil)]
-            + Currency.invoiceable.map {
-                SelectOption(value: $0.code, label: $0.code, selected: query.currency == $0.code)
-            }
+        self.currencyOptions = currencyOptions
         client = query.clientID.map(String.init) ?? ""
         from = query.issuedFrom?.description ?? ""
         to = query.issuedThrough?.description ?? ""
@@ -219,6 +219,22 @@ struct InvoiceListPage: Sendable {
         }
         jsonLink = link("/invoices.json", query.queryItems)
         csvLink = link("/invoices.csv", query.queryItems.filter { $0.name != "page" })
+    }
+
+    /// The currency filter's options, `selected` (a code, or nil for any) marked: every
+    /// currency one can invoice in, about 170, rendered from `partials/currency-options`
+    /// once per selection and kept (a page rendering them itself spent as long on them as
+    /// on its 50 rows).
+    static func currencyOptions(selected: String?, templates: TemplateRenderer) throws(TemplateRenderer.Error) -> String {
+        // A code no option has (the query's own, unchecked) selects none, as any other such.
+        let known = selected.flatMap { code in Currency.invoiceable.contains { $0.code == code } ? code : nil }
+        let key = selected == nil ? "" : known ?? "-"
+        return try templates.fragment("partials/currency-options", ["options": currencyChoices(selected: selected)], key: key)
+    }
+
+    static func currencyChoices(selected: String?) -> [SelectOption] {
+        [SelectOption(value: "", label: "Any currency", selected: selected == nil)]
+            + Currency.invoiceable.map { SelectOption(value: $0.code, label: $0.code, selected: selected == $0.code) }
     }
 
     static func label(_ key: InvoiceSortKey) -> String {

@@ -104,7 +104,7 @@ extension InvoiceListPage: MustacheParent {
         switch name {
         case "search": search
         case "statuses": statuses
-        case "currencies": currencies
+        case "currencyOptions": currencyOptions
         case "client": client
         case "from": from
         case "to": to

@@ -57,10 +57,12 @@ struct ReadPages: Sendable {
 
     private func invoiceList(_ request: Request, _ context: DashboardContext) async throws -> Response {
         let query = InvoiceQuery(parameters: request.query.first)
-        return try await kept.page(.invoices(query), request, session: context.session, notFound: "invoice") { [stack] key in
+        return try await kept.page(.invoices(query), request, session: context.session, notFound: "invoice") { [stack, renderer] key in
             let (page, totals) = try await stack.invoiceListing(query, today: key.today)
+            let options = try InvoiceListPage.currencyOptions(selected: query.currency, templates: renderer.templates)
             return ReadPage(template: "invoices/index", title: "Invoices", section: "invoices",
-                            model: InvoiceListPage(page, query: query, beingEdited: Set(key.editedInvoices), totals: totals))
+                            model: InvoiceListPage(page, query: query, beingEdited: Set(key.editedInvoices), totals: totals,
+                                                   currencyOptions: options))
         }
     }
 

@@ -21,7 +21,10 @@ import ObjectGraph
 /// day by identifier), instead of sorting every matching row. Other columns have no index, so
 /// SQLite sorts the matching rows with a top-N sorter (one pass over the table). A list
 /// filtered by client walks the client's invoices (one indexed query on the foreign key) and
-/// filters, sorts and pages them in memory. Pages are kept once rendered (``PageCache``), so
+/// filters, sorts and pages them in memory. A search (up to ``keptSearchMatches`` matches)
+/// runs once instead of twice: one query gathers its matches' IDs in the list's order (their
+/// number is the count), and the page is their window, fetched by key; the stack keeps an
+/// invoice search's IDs for its other pages. Pages are kept once rendered (``PageCache``), so
 /// these queries run once per change of the data, not once per request.
 extension ManagedObjectContext {
     // MARK: Clients
@@ -34,12 +37,16 @@ extension ManagedObjectContext {
                                            sortBy: Self.clientSort(list.sort, descending: list.descending))
         if list.search != nil {
             // One search, not two (a count and a page): its matches' IDs, then their window.
-            let matches = try fetchObjectIDs(request)
-            let (page, window) = Self.window(of: matches, page: list.page, pageSize: list.pageSize)
-            let paged = FetchRequest<Client>(predicate: #Predicate { window.contains($0.objectID) },
-                                             sortBy: request.sortDescriptors)
-            let items = try window.isEmpty ? [] : fetch(paged).map(ClientSummary.init)
-            return Page(items: items, totalCount: matches.count, page: page, pageSize: list.pageSize)
+            var gathering = request
+            gathering.fetchLimit = Self.keptSearchMatches + 1
+            let matches = try fetchObjectIDs(gathering)
+            if matches.count <= Self.keptSearchMatches {
+                let (page, window) = Self.window(of: matches, page: list.page, pageSize: list.pageSize)
+                let paged = FetchRequest<Client>(predicate: #Predicate { window.contains($0.objectID) },
+                                                 sortBy: request.sortDescriptors)
+                let items = try window.isEmpty ? [] : fetch(paged).map(ClientSummary.init)
+                return Page(items: items, totalCount: matches.count, page: page, pageSize: list.pageSize)
+            }
         }
         let total = try count(for: request)
         let page = min(list.page, Page<ClientSummary>.pageCount(totalCount: total, pageSize: list.pageSize))

@@ -111,6 +111,17 @@ import Testing
             return try main.fetch(request).map { $0.identifier ?? "" }
         }
         #expect(wide.items.map(\.number) == indexed)
+        // And with its count known (kept from an earlier page), it is not gathered again only
+        // to be dropped: its page in another order is one query and its clients'
+        let queries = try await main.perform { () throws -> Int in
+            let before = stack.coordinator.storeReadQueryCount
+            var matches: [ObjectID]?
+            let page = try main.invoicePage(InvoiceQuery(search: "client", sort: .amount, page: 2), today: today,
+                                            knownTotal: Self.invoiceCount, allInvoices: Self.invoiceCount, matches: &matches)
+            #expect(page.items.count == 50 && matches == nil)
+            return stack.coordinator.storeReadQueryCount - before
+        }
+        #expect(queries <= 2, "\(queries) queries")
     }
 
     @Test func theClientListIsTwoQueries() async throws {

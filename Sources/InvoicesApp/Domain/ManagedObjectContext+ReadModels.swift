@@ -101,7 +101,9 @@ extension ManagedObjectContext {
         }
         if let matches { return try invoicePage(of: matches, sort: sort, list: list, today: today) }
         var request = FetchRequest<Invoice>(predicate: predicate, sortBy: sort)
-        if list.search != nil && !walks(list, matches: knownTotal, of: allInvoices) {
+        // A search known to have more matches than are kept is not gathered only to be dropped.
+        if list.search != nil && !walks(list, matches: knownTotal, of: allInvoices)
+            && knownTotal.map({ $0 <= Self.keptSearchMatches }) ?? true {
             var gathering = request
             gathering.fetchLimit = Self.keptSearchMatches + 1
             let found = try fetchObjectIDs(gathering)

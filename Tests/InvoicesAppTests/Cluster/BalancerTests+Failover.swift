@@ -35,6 +35,7 @@ extension BalancerTests {
         let applied = try await visitor.post(path, [("csrf", csrf), ("city", "Lugano"), ("action", "apply")], port: holder)
         #expect(applied.status == 303)
         #expect(await cluster.signal("s1", SIGKILL), "s1 did not die")
+        #expect(await cluster.waitUntilRefused(port: holder), "s1's port still accepts connections")
 
         // The next POST goes through nginx, which passes it to a live server.
         let saved = try await visitor.post(path, [("csrf", csrf), ("name", name + " saved"), ("action", "save")])

@@ -142,6 +142,20 @@ final class TestCluster: Sendable {
         return !Self.isAlive(pid)
     }
 
+    /// Waits (up to `timeout`) until nothing accepts connections on `port`. A killed server
+    /// can look dead (its main thread a zombie) while its other threads are still exiting and
+    /// its listening socket still open: a connection made then is reset after nginx has sent
+    /// the request, and nginx does not pass a POST it sent to the next server.
+    func waitUntilRefused(port: Int, timeout: Duration = .seconds(5)) async -> Bool {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            guard let socket = try? connectToLoopback(port: port) else { return true }
+            close(socket)
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+        return false
+    }
+
     /// Whether `pid` runs (a zombie nobody reaped yet does not).
     static func isAlive(_ pid: Int32) -> Bool {
         guard kill(pid, 0) == 0 else { return false }

@@ -35,18 +35,10 @@ extension ManagedObjectContext {
         let list = query.list
         var request = FetchRequest<Client>(predicate: Self.clientPredicate(search: list.search),
                                            sortBy: Self.clientSort(list.sort, descending: list.descending))
-        if list.search != nil {
-            // One search, not two (a count and a page): its matches' IDs, then their window.
-            var gathering = request
-            gathering.fetchLimit = Self.keptSearchMatches + 1
-            let matches = try fetchObjectIDs(gathering)
-            if matches.count <= Self.keptSearchMatches {
-                let (page, window) = Self.window(of: matches, page: list.page, pageSize: list.pageSize)
-                let paged = FetchRequest<Client>(predicate: #Predicate { window.contains($0.objectID) },
-                                                 sortBy: request.sortDescriptors)
-                let items = try window.isEmpty ? [] : fetch(paged).map(ClientSummary.init)
-                return Page(items: items, totalCount: matches.count, page: page, pageSize: list.pageSize)
-            }
+        // One search, not two (a count and a page): its matches' IDs, then their window.
+        if list.search != nil, let matches = try gatheredMatches(request) {
+            let (page, clients) = try window(of: matches, list.page, list.pageSize, sortBy: request.sortDescriptors)
+            return Page(items: clients.map(ClientSummary.init), totalCount: matches.count, page: page, pageSize: list.pageSize)
         }
         let total = try count(for: request)
         let page = min(list.page, Page<ClientSummary>.pageCount(totalCount: total, pageSize: list.pageSize))
@@ -103,14 +95,9 @@ extension ManagedObjectContext {
         var request = FetchRequest<Invoice>(predicate: predicate, sortBy: sort)
         // A search known to have more matches than are kept is not gathered only to be dropped.
         if list.search != nil && !walks(list, matches: knownTotal, of: allInvoices)
-            && knownTotal.map({ $0 <= Self.keptSearchMatches }) ?? true {
-            var gathering = request
-            gathering.fetchLimit = Self.keptSearchMatches + 1
-            let found = try fetchObjectIDs(gathering)
-            if found.count <= Self.keptSearchMatches {
-                matches = found
-                return try invoicePage(of: found, sort: sort, list: list, today: today)
-            }
+            && knownTotal.map({ $0 <= Self.keptSearchMatches }) ?? true, let found = try gatheredMatches(request) {
+            matches = found
+            return try invoicePage(of: found, sort: sort, list: list, today: today)
         }
         let total = try knownTotal ?? count(for: request)
         // A row shows its client's name: the page's clients in one query, not one each.
@@ -143,18 +130,32 @@ extension ManagedObjectContext {
     /// one query (the same order, so the window keeps its order), clients prefetched.
     private func invoicePage(of matches: [ObjectID], sort: [SortDescriptor<Invoice>], list: ListParameters<InvoiceSortKey>,
                              today: CalendarDay) throws -> Page<InvoiceSummary> {
-        let (page, window) = Self.window(of: matches, page: list.page, pageSize: list.pageSize)
-        var request = FetchRequest<Invoice>(predicate: #Predicate { window.contains($0.objectID) }, sortBy: sort)
-        request.relationshipKeyPathsForPrefetching = [\Invoice.client]
-        let items = try window.isEmpty ? [] : fetch(request).map { InvoiceSummary($0, today: today) }
-        return Page(items: items, totalCount: matches.count, page: page, pageSize: list.pageSize)
+        let (page, invoices) = try window(of: matches, list.page, list.pageSize, sortBy: sort, prefetching: [\Invoice.client])
+        return Page(items: invoices.map { InvoiceSummary($0, today: today) }, totalCount: matches.count, page: page,
+                    pageSize: list.pageSize)
     }
 
-    /// The page `list` asks for (the last one past the end) of ordered `matches`, and its IDs.
-    private static func window(of matches: [ObjectID], page: Int, pageSize: Int) -> (page: Int, ids: [ObjectID]) {
+    /// The IDs of a search's matches, all of them in `request`'s order; nil when there are
+    /// more than ``keptSearchMatches`` (the caller then counts and pages as for any list).
+    private func gatheredMatches<T: ManagedObject>(_ request: FetchRequest<T>) throws -> [ObjectID]? {
+        var gathering = request
+        gathering.fetchLimit = Self.keptSearchMatches + 1
+        let found = try fetchObjectIDs(gathering)
+        return found.count <= Self.keptSearchMatches ? found : nil
+    }
+
+    /// The page asked for (the last one past the end) of ordered `matches`, and its objects:
+    /// its window of IDs fetched in one query, in the same order (so the window keeps its order).
+    private func window<T: ManagedObject>(of matches: [ObjectID], _ page: Int, _ pageSize: Int,
+                                          sortBy sort: [SortDescriptor<T>],
+                                          prefetching: [PartialKeyPath<T>] = []) throws -> (page: Int, objects: [T]) {
         let page = min(page, Page<ObjectID>.pageCount(totalCount: matches.count, pageSize: pageSize))
         let start = min(matches.count, (page - 1) * pageSize)
-        return (page, Array(matches[start..<min(matches.count, start + pageSize)]))
+        let window = Array(matches[start..<min(matches.count, start + pageSize)])
+        guard !window.isEmpty else { return (page, []) }
+        var request = FetchRequest<T>(predicate: #Predicate { window.contains($0.objectID) }, sortBy: sort)
+        request.relationshipKeyPathsForPrefetching = prefetching
+        return (page, try fetch(request))
     }
 
     /// The invoice with this primary key; nil when there is none.

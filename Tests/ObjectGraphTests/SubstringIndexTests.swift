@@ -17,6 +17,13 @@ import TestSupport
                         "rush", "delivery", "inv-", "INV-1", "nv-", "pure", "naïve", "NAÏVE", "ǅem", "ǆ", "none-such",
                         "Co\"", "e*", "OR", "a\u{301}", "x\" OR \"y"]
 
+    /// A context on `location` over the indexed model, seeded (``seed(_:)``).
+    static func seededContext(at location: StoreLocation) async throws -> ManagedObjectContext {
+        let context = ManagedObjectContext(.privateQueue, coordinator: try location.coordinator(model: SubstringIndexed.model))
+        try await seed(context)
+        return context
+    }
+
     /// Seeds a client per name, each with an invoice per note (`INV-<client>-<note>`).
     static func seed(_ context: ManagedObjectContext) async throws {
         try await context.perform {
@@ -39,8 +46,7 @@ import TestSupport
         // Given a store written with the indexes, and a coordinator whose model declares none
         let location = store.makeLocation()
         defer { location.cleanUp() }
-        let indexed = ManagedObjectContext(.privateQueue, coordinator: try location.coordinator(model: SubstringIndexed.model))
-        try await Self.seed(indexed)
+        let indexed = try await Self.seededContext(at: location)
         let scanned = ManagedObjectContext(.privateQueue, coordinator: try location.coordinator(model: SubstringScanned.model))
 
         // Then every term finds the same clients and invoices both ways
@@ -109,8 +115,7 @@ import TestSupport
     func aSearchOfDifferentTermsInOneIndexFindsWhatTheScanFinds(_ store: TestStore) async throws {
         let location = store.makeLocation()
         defer { location.cleanUp() }
-        let indexed = ManagedObjectContext(.privateQueue, coordinator: try location.coordinator(model: SubstringIndexed.model))
-        try await Self.seed(indexed)
+        let indexed = try await Self.seededContext(at: location)
         let found = try await indexed.perform {
             try indexed.fetch(FetchRequest<SubstringIndexed.Invoice>(predicate: #Predicate { invoice in
                 invoice.identifier.localizedStandardContains("inv-1-") || invoice.notes?.localizedStandardContains("rush") == true

@@ -75,6 +75,9 @@ final class DashboardObjectGraph: Workload {
             }
             try context.save()
         }
+        // Timed with the save: SQLite copies this WAL into the file within the peers' commit
+        // (wal_autocheckpoint); ObjectGraph's store copies it beside the next work instead.
+        try coordinator.checkpoint()
     }
 
     private func add(_ invoice: Invoice, to digest: inout Digest) throws {
@@ -117,6 +120,9 @@ final class DashboardObjectGraph: Workload {
             }
             try context.save()
         }
+        // Timed with the save: SQLite copies this WAL into the file within the peers' commit
+        // (wal_autocheckpoint); ObjectGraph's store copies it beside the next work instead.
+        try coordinator.checkpoint()
     }
 
     func fetchInvoicesOfClients(_ keys: [Int64]) throws -> Digest {

@@ -164,9 +164,17 @@ package protocol PersistentStore: AnyObject, Sendable {
     /// reused, for callers that ask on every request.
     /// - Throws: ``StoreError`` when the store cannot be watched.
     func makeChangeSignal(reusingAnswersFor interval: Duration) throws -> any StoreChangeSignal
+
+    // MARK: Files
+
+    /// Copies what a write-ahead log holds into the database file now (stores without one
+    /// have nothing to do).
+    func checkpoint() throws
 }
 
 extension PersistentStore {
+    package func checkpoint() throws {}
+
     /// Reads every row, then hands them over a batch at a time.
     package func forEachBatch(_ entity: EntityDescription, join: String, where condition: SQLFragment?,
                               orderBy: String?, limit: Int?, offset: Int, batchSize: Int,

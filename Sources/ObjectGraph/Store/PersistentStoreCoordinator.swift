@@ -157,6 +157,18 @@ public final class PersistentStoreCoordinator: Sendable {
     /// How many rows the row cache holds.
     public var rowCacheCount: Int { rowCache.count }
 
+    /// Copies the pages the store's write-ahead log holds into the database file now, after
+    /// the checkpoint the store may be running in the background (an SQLite file; other
+    /// stores have nothing to copy).
+    ///
+    /// The store does this on its own after large saves, beside your next work, so a save
+    /// does not wait for it. Call it when the database file alone must be current, for
+    /// instance before copying it without its `-wal` file, or to time a write whole.
+    /// - Throws: ``StoreError`` when no store is added or SQLite refuses the checkpoint.
+    public func checkpoint() throws {
+        try requireStore().checkpoint()
+    }
+
     func requireStore() throws -> any PersistentStore {
         guard let store = storage.withLock({ $0 }) else { throw StoreError.noStore }
         return store

@@ -36,7 +36,8 @@ extension SQLiteStore {
     /// any error, conflicts and uniqueness violations included). See ``SaveTransaction``.
     func save(_ request: SaveRequest) throws -> SaveResult {
         try pool.write { db in
-            try db.transaction(journalsInMemory: true) {
+            checkpointer?.letWALStartOver()
+            return try db.transaction(journalsInMemory: true) {
                 var transaction = SaveTransaction(writer: SQLiteSaveWriter(store: self, db: db), request: request)
                 return try transaction.run()
             }

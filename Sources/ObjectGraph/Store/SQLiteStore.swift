@@ -49,6 +49,8 @@ final class SQLiteStore: PersistentStore {
     /// The dialect fetches translate to: SQLite's, reading the substring indexes the model
     /// declares (they exist once the store is open).
     let dialect: SQLDialect
+    /// Checkpoints the WAL beside the writer (nil for an in-memory store and a migration's).
+    let checkpointer: WALCheckpointer?
 
     init(_ description: PersistentStoreDescription, model: ManagedObjectModel) throws {
         if let plan = description.migrationPlan,
@@ -97,6 +99,13 @@ final class SQLiteStore: PersistentStore {
         self.builtSubstringIndexes = built.filter { $0.name == SQLSchema.substringIndexName($0.entity) }.map(\.entity)
         self.dialect = SQLDialect.sqlite.readingSubstringIndexes(of: model)
         self.recordsHistory = try Self.prepareHistory(writer, requested: description.recordsHistory)
+        if isMemory {
+            checkpointer = nil
+        } else {
+            let checkpointer = try WALCheckpointer(path: path, vfs: vfs, busyTimeout: description.busyTimeout)
+            checkpointer.install(on: writer)
+            self.checkpointer = checkpointer
+        }
         let timeout = description.busyTimeout
         let cacheSize = description.readerCacheSize.map(Self.cacheSizePragma)
         self.pool = ConnectionPool(
@@ -147,6 +156,17 @@ final class SQLiteStore: PersistentStore {
         self.builtSubstringIndexes = []
         // Nor are the substring indexes there to read yet: substring tests scan.
         self.dialect = .sqlite
+        // The migration's transaction is the file's writer; its checkpoints stay SQLite's.
+        self.checkpointer = nil
+    }
+
+    deinit {
+        // Before the writer closes: the writer, last to close, checkpoints and removes the WAL.
+        checkpointer?.stop()
+    }
+
+    func checkpoint() throws {
+        if let checkpointer { try checkpointer.checkpointNow() }
     }
 
     func table(for entity: EntityDescription) -> EntityTable {

@@ -88,6 +88,11 @@ protocol Workload<Model>: AnyObject {
     /// Step 5: for each client of `keys`, one at a time: the client, then its invoices
     /// through the relationship; every attribute of each read.
     func fetchInvoicesOfClients(_ keys: [Int64]) throws -> Digest
+    /// Timed, after each write (steps 1 and 4): the WAL copied into the database file. SQLite
+    /// does that within a commit that leaves 1,000 pages or more in the WAL; ObjectGraph's
+    /// store beside its next work. Each engine copies what is left here, so every write is
+    /// timed with the same copy, whoever made it and when.
+    func finishWrites() throws
     /// Untimed, before every timed call.
     func discardCachedObjects()
     /// Untimed: no call follows.

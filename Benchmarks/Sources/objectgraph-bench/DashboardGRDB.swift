@@ -66,6 +66,8 @@ final class DashboardGRDB: Workload {
 
     func discardCachedObjects() {}
 
+    func finishWrites() throws { _ = try pool.writeWithoutTransaction { try $0.checkpoint(.passive) } }
+
     func insert(_ dataset: Dataset<Dashboard>) throws {
         try pool.write { db in
             let client = try db.cachedStatement(sql: """

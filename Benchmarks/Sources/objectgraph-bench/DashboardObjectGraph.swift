@@ -44,6 +44,8 @@ final class DashboardObjectGraph: Workload {
 
     func close() {}
 
+    func finishWrites() throws { try coordinator.checkpoint() }
+
     func discardCachedObjects() {
         context = ManagedObjectContext(.privateQueue, coordinator: coordinator)
     }
@@ -75,9 +77,6 @@ final class DashboardObjectGraph: Workload {
             }
             try context.save()
         }
-        // Timed with the save: SQLite copies this WAL into the file within the peers' commit
-        // (wal_autocheckpoint); ObjectGraph's store copies it beside the next work instead.
-        try coordinator.checkpoint()
     }
 
     private func add(_ invoice: Invoice, to digest: inout Digest) throws {
@@ -120,9 +119,6 @@ final class DashboardObjectGraph: Workload {
             }
             try context.save()
         }
-        // Timed with the save: SQLite copies this WAL into the file within the peers' commit
-        // (wal_autocheckpoint); ObjectGraph's store copies it beside the next work instead.
-        try coordinator.checkpoint()
     }
 
     func fetchInvoicesOfClients(_ keys: [Int64]) throws -> Digest {

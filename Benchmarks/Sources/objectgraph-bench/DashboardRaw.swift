@@ -37,6 +37,8 @@ final class DashboardRaw: Workload {
 
     func discardCachedObjects() {}
 
+    func finishWrites() throws { try connection.execute("PRAGMA wal_checkpoint(PASSIVE)") }
+
     func insert(_ dataset: Dataset<Dashboard>) throws {
         let client = statements["insertClient"], invoice = statements["insertInvoice"]
         try connection.inTransaction {

@@ -79,7 +79,7 @@ final class Harness<Model: BenchModel> {
             let workload = try engine.open(location, true)
             workloads[engine.key] = workload
             workload.discardCachedObjects()
-            let (_, ms) = try measure { try workload.insert(dataset) }
+            let (_, ms) = try measure { try workload.insert(dataset); try workload.finishWrites() }
             try storage.checkAfterInsert(location, dataset: dataset)
             record(.insert, engine, round, ms)
         }
@@ -91,7 +91,10 @@ final class Harness<Model: BenchModel> {
         for engine in order {
             guard let workload = workloads[engine.key] else { continue }
             workload.discardCachedObjects()
-            let (_, ms) = try measure { try workload.update(update, invoices: dataset.updateKeys) }
+            let (_, ms) = try measure {
+                try workload.update(update, invoices: dataset.updateKeys)
+                try workload.finishWrites()
+            }
             try storage.checkAfterUpdate(location(engine), notes: update.notes, count: dataset.updateKeys.count)
             record(.update, engine, round, ms)
         }

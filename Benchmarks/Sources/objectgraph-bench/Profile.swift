@@ -51,10 +51,10 @@ enum Profile {
         defer { log("profiled operation: end") }
         try profiledOperation {
             switch operation {
-            case .insert: try workload.insert(dataset)
+            case .insert: try workload.insert(dataset); try workload.finishWrites()
             case .fetchAll: _ = try workload.fetchAllInvoices()
             case .fetchByKey: _ = try workload.fetchInvoices(keys: dataset.lookupKeys)
-            case .update: try workload.update(Model.Update(round: 1), invoices: dataset.updateKeys)
+            case .update: try workload.update(Model.Update(round: 1), invoices: dataset.updateKeys); try workload.finishWrites()
             case .relationship: _ = try workload.fetchInvoicesOfClients(dataset.relationshipClientKeys)
             case .memory: break
             }

@@ -59,6 +59,8 @@ final class Seed002GRDB: Workload {
 
     func discardCachedObjects() {}  // Records are values; GRDB caches none.
 
+    func finishWrites() throws { _ = try pool.writeWithoutTransaction { try $0.checkpoint(.passive) } }
+
     func insert(_ dataset: Dataset<Seed002>) throws {
         try pool.write { db in
             let client = try db.cachedStatement(sql: """

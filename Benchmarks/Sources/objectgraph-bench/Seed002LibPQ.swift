@@ -57,6 +57,9 @@ final class Seed002LibPQ: Workload {
 
     func discardCachedObjects() {}  // Nothing is cached above libpq.
 
+    /// PostgreSQL's own checkpoints are the server's business.
+    func finishWrites() throws {}
+
     func insert(_ dataset: Dataset<Seed002>) throws {
         try connection.execute("BEGIN")
         if insertsRows {

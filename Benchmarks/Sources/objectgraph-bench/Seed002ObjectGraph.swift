@@ -51,6 +51,8 @@ final class Seed002ObjectGraph: Workload {
 
     func close() {}
 
+    func finishWrites() throws { try coordinator.checkpoint() }
+
     func discardCachedObjects() {
         context = ManagedObjectContext(.privateQueue, coordinator: coordinator)
     }
@@ -81,9 +83,6 @@ final class Seed002ObjectGraph: Workload {
             }
             try context.save()
         }
-        // Timed with the save: SQLite copies this WAL into the file within the peers' commit
-        // (wal_autocheckpoint); ObjectGraph's store copies it beside the next work instead.
-        try coordinator.checkpoint()
     }
 
     private func add(_ invoice: Invoice, to digest: inout Digest) throws {
@@ -125,9 +124,6 @@ final class Seed002ObjectGraph: Workload {
             }
             try context.save()
         }
-        // Timed with the save: SQLite copies this WAL into the file within the peers' commit
-        // (wal_autocheckpoint); ObjectGraph's store copies it beside the next work instead.
-        try coordinator.checkpoint()
     }
 
     func fetchInvoicesOfClients(_ keys: [Int64]) throws -> Digest {

@@ -37,6 +37,8 @@ final class Seed002Raw: Workload {
 
     func discardCachedObjects() {}  // Nothing is cached above SQLite.
 
+    func finishWrites() throws { try connection.execute("PRAGMA wal_checkpoint(PASSIVE)") }
+
     func insert(_ dataset: Dataset<Seed002>) throws {
         let client = statements["insertClient"], invoice = statements["insertInvoice"]
         try connection.inTransaction {

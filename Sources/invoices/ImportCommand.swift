@@ -65,6 +65,15 @@ struct ImportCommand: AsyncParsableCommand {
             throw ExitCode.failure
         }
         for line in report.lines { print(line) }
+        // The saved batches are in the file's WAL, which a process that exits without closing
+        // the store leaves behind: copied into the database file here, the file alone is
+        // whole (a copy or a backup of it misses nothing). A failure loses nothing (the WAL
+        // keeps the batches, and the next open reads them), so it is said, not fatal.
+        do {
+            try stack.coordinator.checkpoint()
+        } catch {
+            Terminal.error("The import is saved, but copying it from the WAL into the database file failed (the next open reads it from there): \(error)")
+        }
         if !report.isComplete { throw ExitCode(2) }
     }
 }

@@ -46,6 +46,23 @@ import Testing
         #expect(result.standardError.contains("1/1 rows (100%)"))
     }
 
+    /// The process exits without closing its store: what it saved must be in the database
+    /// file itself by then, not only in the WAL it leaves beside it.
+    @Test func anImportLeavesItsRowsInTheDatabaseFileItself() async throws {
+        let folder = TestFiles.folder()
+        let database = folder.appendingPathComponent("shop.sqlite")
+        let file = try write(["Acme,,A-1,10,EUR,sent,2025-03-01,", "Acme,,A-2,20,EUR,sent,2025-03-02,"], to: folder)
+        let result = try await ChildProcess.run(try invoices(), ["import", file.path, "--db", database.path, "--quiet"])
+        #expect(result.status == 0)
+        #expect(result.standardError.isEmpty)
+
+        let copy = folder.appendingPathComponent("copy.sqlite")
+        try FileManager.default.copyItem(at: database, to: copy)
+        let stack = try InvoicesStack(storeURL: copy)
+        let page = try await stack.invoicePage(InvoiceQuery(sort: .identifier, descending: false), today: today)
+        #expect(page.items.map(\.identifier) == ["A-1", "A-2"])
+    }
+
     @Test func rowsImportedByAnotherProcessShowInAnOpenStacksPages() async throws {
         let folder = TestFiles.folder()
         let database = folder.appendingPathComponent("shop.sqlite")

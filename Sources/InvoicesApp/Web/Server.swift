@@ -57,6 +57,14 @@ public enum Server {
         log("Signal \(signal): stopping")
         let notOnDisk = await server.stop()
         guard notOnDisk.isEmpty else { throw .changesNotOnDisk(notOnDisk) }
+        // The process exits without closing the store: the WAL is copied into the database
+        // file now, so the file alone (a copy, a backup) holds every change. Were that to fail,
+        // the changes would still be on disk, in the WAL the next open reads.
+        do {
+            try stack.coordinator.checkpoint()
+        } catch {
+            log("Copying the WAL into the database file failed (the changes stay in the WAL): \(error)")
+        }
         log("Stopped; all changes are on disk.")
     }
 }

@@ -33,7 +33,7 @@ final class WALCheckpointer: @unchecked Sendable {
     let restartPages: Int32
     /// A commit that leaves the WAL at least this many pages long checkpoints within it.
     let inlinePages: Int32
-    /// Checkpoints run on the queue, and within commits (for tests and the inspector).
+    /// Checkpoints run on the queue, and within commits (what tests look at).
     let backgroundCheckpoints = Atomic<Int>(0)
     let inlineCheckpoints = Atomic<Int>(0)
     /// The result code of the last background checkpoint that failed (0: none did; one that

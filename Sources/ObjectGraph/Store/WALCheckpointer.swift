@@ -98,11 +98,23 @@ final class WALCheckpointer: @unchecked Sendable {
     ///   not refusal: that one copies the pages).
     func checkpointNow() throws {
         let failure: StoreError? = queue.sync {
-            guard let connection else { return nil }
-            let rc = sqlite3_wal_checkpoint_v2(connection.handle, nil, SQLITE_CHECKPOINT_PASSIVE, nil, nil)
-            return rc & 0xff == SQLITE_OK || rc & 0xff == SQLITE_BUSY ? nil : connection.error(rc, sql: "checkpoint of the WAL")
+            guard let rc = passiveCheckpoint(), Self.isRefusal(rc), let connection else { return nil }
+            return connection.error(rc, sql: "checkpoint of the WAL")
         }
         if let failure { throw failure }
+    }
+
+    /// A passive checkpoint on the checkpointer's connection, on `queue`: SQLite's result
+    /// code, nil once stopped.
+    private func passiveCheckpoint() -> Int32? {
+        guard let connection else { return nil }
+        return sqlite3_wal_checkpoint_v2(connection.handle, nil, SQLITE_CHECKPOINT_PASSIVE, nil, nil)
+    }
+
+    /// Whether a checkpoint's result is a failure: another connection checkpointing
+    /// (`SQLITE_BUSY`, another process's) is not, since that one copies the pages.
+    private static func isRefusal(_ rc: Int32) -> Bool {
+        rc & 0xff != SQLITE_OK && rc & 0xff != SQLITE_BUSY
     }
 
     private func committed(walPages: Int32, db: OpaquePointer?, name: UnsafePointer<CChar>?) {
@@ -118,12 +130,11 @@ final class WALCheckpointer: @unchecked Sendable {
         queue.async { [self] in
             // Cleared first: a commit from now on schedules the next checkpoint.
             scheduled.store(false, ordering: .releasing)
-            guard let connection else { return }
-            let rc = sqlite3_wal_checkpoint_v2(connection.handle, nil, SQLITE_CHECKPOINT_PASSIVE, nil, nil)
-            switch rc & 0xff {
-            case SQLITE_OK: backgroundCheckpoints.add(1, ordering: .relaxed)
-            case SQLITE_BUSY: break   // another connection (another process's) is checkpointing
-            default: lastFailure.store(rc, ordering: .relaxed)
+            guard let rc = passiveCheckpoint() else { return }
+            if Self.isRefusal(rc) {
+                lastFailure.store(rc, ordering: .relaxed)
+            } else if rc & 0xff == SQLITE_OK {
+                backgroundCheckpoints.add(1, ordering: .relaxed)
             }
         }
     }

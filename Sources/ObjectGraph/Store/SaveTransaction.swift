@@ -246,10 +246,12 @@ package struct SaveTransaction<Writer: SaveWriter> {
 
     private mutating func write(_ update: SaveRequest.Update) throws {
         guard let entity = writer.model.entity(named: update.entity), let pk = update.id.primaryKey else { return }
-        let values = try writtenAhead[update.id] ?? resolved(update.values)
-        let wrote = try writtenAhead[update.id] != nil || uniquenessChecked(id: update.id, pk: pk, values: values, entity: entity) {
-            try writer.update(entity, primaryKey: pk, values: values, expected: update.expectedVersion,
-                              only: Self.changedColumns(of: update, entity: entity))
+        let ahead = writtenAhead[update.id]
+        let changed = ahead == nil ? Self.changedColumns(of: update, entity: entity) : nil
+        if changed?.isEmpty == true { return try writeToManyOnly(update, pk: pk, entity: entity) }
+        let values = try ahead ?? resolved(update.values)
+        let wrote = try ahead != nil || uniquenessChecked(id: update.id, pk: pk, values: values, entity: entity) {
+            try writer.update(entity, primaryKey: pk, values: values, expected: update.expectedVersion, only: changed)
         }
         // What the row held before this write: the base, since the row is at the version the
         // base was read at when the first write succeeds (versions change with every write).
@@ -272,12 +274,7 @@ package struct SaveTransaction<Writer: SaveWriter> {
                                               entity: EntityDescription) throws
         -> (values: [StoredValue], version: Int64, old: [StoredValue])? {
         guard let theirs = try writer.currentRow(entity, primaryKey: pk) else {
-            if RowMerge.refusesUpdateOfDeletedRow(policy: request.mergePolicy) {
-                conflicts.append(MergeConflict(objectID: update.id, deletedElsewhere: true,
-                                               expectedVersion: update.expectedVersion, foundVersion: nil, properties: []))
-            } else {
-                result.rolledBack[update.id] = .some(nil)
-            }
+            settleUpdateOfDeletedRow(update)
             return nil
         }
         let merged: [StoredValue]
@@ -299,6 +296,38 @@ package struct SaveTransaction<Writer: SaveWriter> {
         }
         guard rewrote else { throw writer.busyError() }
         return (merged, theirs.version + 1, theirs.values)
+    }
+
+    /// An update that changed to-many relationships only. They live outside the object's row
+    /// (in the destinations' keys, or in a link table), so the row is not written: its version
+    /// is neither checked nor bumped, and the additions and removals merge with whatever
+    /// changed the row meanwhile, as to-many relationships always do (``RowMerge``). An
+    /// invoice added to a client thus never conflicts with an edit of the client's name. (In
+    /// Core Data it does: a to-many change bumps the row's version.) The row is read for the
+    /// snapshot the contexts settle at: the store's columns at its version, our to-many values.
+    private mutating func writeToManyOnly(_ update: SaveRequest.Update, pk: Int64, entity: EntityDescription) throws {
+        guard let theirs = try writer.currentRow(entity, primaryKey: pk) else { return settleUpdateOfDeletedRow(update) }
+        let ours = try resolved(update.values)
+        var values = theirs.values
+        for i in values.indices where i < ours.count {
+            if case .relationship(let r) = entity.properties[i], r.isToMany { values[i] = ours[i] }
+        }
+        try writer.writeToMany(entity, primaryKey: pk, values: values, base: update.base)
+        result.written[update.id] = RowSnapshot(values: values, version: theirs.version)
+        record(HistoryRecord(entity: entity.name, primaryKey: pk, kind: .update,
+                             updated: HistoryRecord.changedProperties(ours, from: update.base, entity: entity),
+                             values: HistoryRecord.values(of: entity, old: theirs.values, new: values)))
+    }
+
+    /// An update whose row another context or process deleted: a conflict under `.error`;
+    /// the other policies drop our changes (``RowMerge/refusesUpdateOfDeletedRow(policy:)``).
+    private mutating func settleUpdateOfDeletedRow(_ update: SaveRequest.Update) {
+        if RowMerge.refusesUpdateOfDeletedRow(policy: request.mergePolicy) {
+            conflicts.append(MergeConflict(objectID: update.id, deletedElsewhere: true,
+                                           expectedVersion: update.expectedVersion, foundVersion: nil, properties: []))
+        } else {
+            result.rolledBack[update.id] = .some(nil)
+        }
     }
 
     // MARK: Deletes

@@ -1,4 +1,6 @@
 import Foundation
+import ObjectGraph
+import Synchronization
 import Testing
 @testable import InvoicesApp
 
@@ -79,6 +81,48 @@ import Testing
         #expect(page.items.map(\.clientName) == ["Acme"])
     }
 
+    /// Someone edits the clients an import attaches invoices to (here another process renames
+    /// them, again and again, as the dashboard's forms would): adding an invoice to a client
+    /// does not write the client's row, so no batch meets the renames as a conflict. Before,
+    /// the import stopped at its first batch that read a client renamed before it saved.
+    @Test func anImportGoesOnWhileItsClientsAreRenamedElsewhere() async throws {
+        let folder = TestFiles.folder()
+        let database = folder.appendingPathComponent("shop.sqlite")
+        let stack = try InvoicesStack(storeURL: database)
+        try await insert(into: stack) { c in for n in 0..<10 { c.makeClient("Client \(n)", email: "c\(n)@example.com") } }
+        let file = try write((0..<3_000).map { "Someone,c\($0 % 10)@example.com,IMP-\($0),10.00,EUR,sent,2025-03-01," },
+                             to: folder)
+        let finished = ImportFinished()
+        let importing = Task {
+            defer { finished.flag.withLock { $0 = true } }
+            return try await ChildProcess.run(try invoices(), ["import", file.path, "--db", database.path, "--quiet"])
+        }
+        var names = Dictionary(uniqueKeysWithValues: (0..<10).map { ("c\($0)@example.com", "Client \($0)") })
+        var renames = 0
+        while !finished.flag.withLock({ $0 }) {
+            let email = "c\(renames % 10)@example.com", name = "Client \(renames % 10), renamed \(renames)"
+            let editor = stack.newImportContext(name: "editor")
+            try await editor.perform {
+                let client = try #require(try editor.fetch(FetchRequest<Client>(predicate: #Predicate { $0.email == email })).first)
+                client.name = name
+                try editor.save()
+            }
+            names[email] = name
+            renames += 1
+        }
+        let result = try await importing.value
+        #expect(result.status == 0, "\(result.standardOutput)\(result.standardError)")
+        #expect(result.standardOutput.contains("Imported 3000 of 3000 invoices"))
+        // Each rename began before the import ended (slowly when the machine is busy).
+        #expect(renames >= 2, "the renames must overlap the import's batches")
+        let reader = try InvoicesStack(storeURL: database)
+        #expect(try await reader.invoicePage(InvoiceQuery(), today: today).totalCount == 3_000)
+        let stored = try await reader.main.perform {
+            Dictionary(uniqueKeysWithValues: try reader.main.fetch(FetchRequest<Client>()).map { ($0.email ?? "", $0.name) })
+        }
+        #expect(stored == names)
+    }
+
     @Test func aMissingFileFailsWithAMessageAndStatus1() async throws {
         let folder = TestFiles.folder()
         let result = try await ChildProcess.run(try invoices(), ["import", folder.appendingPathComponent("nope.csv").path,
@@ -133,4 +177,9 @@ import Testing
         #expect(bad.status == 64)
         #expect(bad.standardError.contains("--persist must be immediate or deferred=SECONDS"))
     }
+}
+
+/// Set once the import process of a test has ended.
+private final class ImportFinished: Sendable {
+    let flag = Mutex(false)
 }

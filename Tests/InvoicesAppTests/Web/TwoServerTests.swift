@@ -104,6 +104,39 @@ import Testing
         _ = await restarted.stop()
     }
 
+    /// A new invoice changes none of its client's own fields: a rename of the client on one
+    /// server, from a form opened before the other server saved a new invoice for it, is no
+    /// conflict (a 303, not a 409), and a new invoice saved after a rename neither.
+    @Test func aNewInvoiceOnOneServerIsNoConflictWithAnEditOfItsClientOnTheOther() async throws {
+        let url = try await seededDatabase()
+        let first = try await ServeProcess(database: url), second = try await ServeProcess(database: url)
+        let alice = first.visitor(), bob = second.visitor()
+        let id = try await clientID("Beta Ltd", visitor: alice)
+        func newInvoice(_ identifier: String) async throws -> (path: String, fields: [(String, String)]) {
+            let (path, form) = try await bob.openForm("/invoices/new?client=\(id)")
+            return (path, [("csrf", try #require(form.csrf)), ("identifier", identifier), ("client", String(id)),
+                           ("currency", "EUR"), ("status", "draft"), ("issueDate", "2025-06-01"),
+                           ("dueDate", "2025-07-01"), ("line-0-description", "Work"), ("line-0-quantity", "1"),
+                           ("line-0-unitPrice", "10"), ("line-0-taxRate", "0"), ("action", "save")])
+        }
+        func rename(_ name: String) async throws -> (path: String, fields: [(String, String)]) {
+            let (path, form) = try await alice.openForm("/clients/\(id)/edit")
+            return (path, [("csrf", try #require(form.csrf)), ("name", name), ("action", "save")])
+        }
+        let firstRename = try await rename("Beta by Alice")
+        let firstInvoice = try await newInvoice("INV-BOB-1")
+        #expect(try await bob.post(firstInvoice.path, firstInvoice.fields).status == 303)
+        #expect(try await alice.post(firstRename.path, firstRename.fields).status == 303)
+        let secondInvoice = try await newInvoice("INV-BOB-2")
+        let secondRename = try await rename("Beta by Alice, again")
+        #expect(try await alice.post(secondRename.path, secondRename.fields).status == 303)
+        #expect(try await bob.post(secondInvoice.path, secondInvoice.fields).status == 303)
+        #expect(try await clientsOnDisk(url)["Beta by Alice, again"] != nil)
+        let identifiers = try await invoiceIdentifiersOnDisk(url)
+        #expect(identifiers.contains("INV-BOB-1") && identifiers.contains("INV-BOB-2"))
+        for server in [first, second] { #expect(await server.stop().status == 0) }
+    }
+
     @Test func aBusyFileAnswers503KeepsTheFormAndTheSameFormSavesOnceItIsFree() async throws {
         let url = try await seededDatabase()
         let server = try await ServeProcess(database: url, options: ["--busy-timeout", "0.5"])

@@ -106,6 +106,14 @@ struct PostgreSQLSaveWriter: SaveWriter {
         return result.rowCount > 0 ? store.snapshot(result, row: 0, table: table).1 : nil
     }
 
+    /// Read `FOR SHARE`: writers beside this one (other servers) wait to update or delete
+    /// the row until this save ends, as they would after an `UPDATE` of it.
+    func sharedRow(_ entity: EntityDescription, primaryKey: Int64) throws -> RowSnapshot? {
+        let table = store.table(for: entity)
+        let result = try db.query("\(table.select(primaryKey: primaryKey)) FOR SHARE")
+        return result.rowCount > 0 ? store.snapshot(result, row: 0, table: table).1 : nil
+    }
+
     func delete(_ entity: EntityDescription, primaryKey: Int64, expected: Int64?) throws -> Bool {
         try db.run(store.table(for: entity).delete(primaryKey: primaryKey, expected: expected)) > 0
     }

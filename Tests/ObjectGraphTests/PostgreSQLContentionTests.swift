@@ -72,6 +72,43 @@ struct PostgreSQLContentionTests {
                 == Int64(PostgreSQLTransactionRetry.attempts))
     }
 
+    /// A save whose object changed only in to-many relationships does not write its row, but
+    /// reads it `FOR SHARE`: another server's uncommitted edit of the row makes it wait, and it
+    /// settles at the row that edit committed. Read without the lock, it would settle its
+    /// context and the row cache at the version before the edit, over the newer row.
+    @Test func aToManyOnlySaveWaitsForAnotherServersUncommittedEditAndSettlesAtItsRow() async throws {
+        let location = TestStore.postgreSQL.makeLocation()
+        let adder = ManagedObjectContext(.privateQueue, coordinator: try location.coordinator())
+        adder.retainsRegisteredObjects = true
+        let id = try await adder.perform { () -> ObjectID in
+            let client = Client(context: adder)
+            client.name = "Acme"
+            try adder.save()
+            _ = client.invoices
+            return client.objectID
+        }
+        let other = try Self.connection(to: location)
+        try other.execute("BEGIN; UPDATE \"Client\" SET name = 'Acme (other server)', _version = _version + 1")
+        let saving = Task {
+            try await adder.perform {
+                let invoice = Invoice(context: adder)
+                invoice.identifier = "INV-1"
+                invoice.client = try adder.existingObject(with: id, as: Client.self)
+                try adder.save()
+            }
+        }
+        try await Task.sleep(for: .milliseconds(300))
+        try other.execute("COMMIT")
+        try await saving.value
+        let (name, version, invoices) = try await adder.perform {
+            let client = try adder.existingObject(with: id, as: Client.self)
+            return (client.name, client.rowVersion, client.invoices.map(\.identifier))
+        }
+        #expect(name == "Acme (other server)")
+        #expect(version == 2)
+        #expect(invoices == ["INV-1"])
+    }
+
     @Test func aSubstringSearchReadsTheTrigramIndexAndMatchesWildcardsLiterally() async throws {
         let location = TestStore.postgreSQL.makeLocation()
         let coordinator = PersistentStoreCoordinator(model: TestStack.model)

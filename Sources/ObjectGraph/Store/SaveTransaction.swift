@@ -303,10 +303,11 @@ package struct SaveTransaction<Writer: SaveWriter> {
     /// is neither checked nor bumped, and the additions and removals merge with whatever
     /// changed the row meanwhile, as to-many relationships always do (``RowMerge``). An
     /// invoice added to a client thus never conflicts with an edit of the client's name. (In
-    /// Core Data it does: a to-many change bumps the row's version.) The row is read for the
-    /// snapshot the contexts settle at: the store's columns at its version, our to-many values.
+    /// Core Data it does: a to-many change bumps the row's version.) The row is read, kept from
+    /// changing until the save ends, for the snapshot the contexts settle at: the store's
+    /// columns at its version, our to-many values.
     private mutating func writeToManyOnly(_ update: SaveRequest.Update, pk: Int64, entity: EntityDescription) throws {
-        guard let theirs = try writer.currentRow(entity, primaryKey: pk) else { return settleUpdateOfDeletedRow(update) }
+        guard let theirs = try writer.sharedRow(entity, primaryKey: pk) else { return settleUpdateOfDeletedRow(update) }
         let ours = try resolved(update.values)
         var values = theirs.values
         for i in values.indices where i < ours.count {

@@ -56,6 +56,13 @@ package protocol SaveWriter {
     /// The row as the store holds it now; nil when there is none.
     func currentRow(_ entity: EntityDescription, primaryKey: Int64) throws -> RowSnapshot?
 
+    /// The row as the store holds it now, which no other transaction may change or delete
+    /// before this one ends; nil when there is none. How a save reads a row it does not write
+    /// (an object whose only changes are to-many relationships), so that the version it
+    /// settles its contexts at is still the row's when it commits. The default,
+    /// ``currentRow(_:primaryKey:)``, is right for a store whose writer excludes every other.
+    func sharedRow(_ entity: EntityDescription, primaryKey: Int64) throws -> RowSnapshot?
+
     /// Deletes the row if its version is still `expected`; false when no row was at that
     /// version. With `expected` nil, deletes it at whatever version.
     func delete(_ entity: EntityDescription, primaryKey: Int64, expected: Int64?) throws -> Bool
@@ -93,6 +100,10 @@ extension SaveWriter {
     }
 
     package var writesUpdatesTogether: Bool { false }
+
+    package func sharedRow(_ entity: EntityDescription, primaryKey: Int64) throws -> RowSnapshot? {
+        try currentRow(entity, primaryKey: primaryKey)
+    }
 
     package func insert(_ entity: EntityDescription, rows: [SaveWriterRow]) throws -> (primaryKey: Int64, error: StoreError)? {
         for row in rows {

@@ -57,6 +57,15 @@ import Testing
         }
     }
 
+    /// The adder links the tag to the client (many-to-many) and saves.
+    private func tagTheClient(_ readers: TwoReaders) async throws {
+        try await readers.adder.perform {
+            let tag = try readers.adder.existingObject(with: readers.tagID, as: Tag.self)
+            tag.clients.insert(try readers.adder.existingObject(with: readers.clientID, as: Client.self))
+            try readers.adder.save()
+        }
+    }
+
     /// The client as a new coordinator reads it from the store: name, invoices, tags, version.
     private func stored(_ readers: TwoReaders) async throws -> (String, Set<String>, Set<String>, Int64) {
         let fresh = ManagedObjectContext(.privateQueue, coordinator: try readers.location.freshReader(of: readers.editor.persistentStoreCoordinator))
@@ -106,11 +115,7 @@ import Testing
         defer { readers.location.cleanUp() }
         try await rename(readers, to: "Acme Corp")
         // when the other context tags the client it read before the rename (many-to-many)
-        try await readers.adder.perform {
-            let tag = try readers.adder.existingObject(with: readers.tagID, as: Tag.self)
-            tag.clients.insert(try readers.adder.existingObject(with: readers.clientID, as: Client.self))
-            try readers.adder.save()
-        }
+        try await tagTheClient(readers)
         // then the link is in the store beside the rename
         let (name, _, tags, version) = try await stored(readers)
         #expect(name == "Acme Corp")
@@ -126,14 +131,11 @@ import Testing
             try readers.editor.save()
         }
         // when the other context tags the client it still holds
-        let error = await readers.adder.perform { () -> SaveError? in
-            do {
-                let tag = try readers.adder.existingObject(with: readers.tagID, as: Tag.self)
-                tag.clients.insert(try readers.adder.existingObject(with: readers.clientID, as: Client.self))
-                try readers.adder.save()
-                return nil
-            } catch let error as SaveError { return error } catch { return nil }
-        }
+        let error: SaveError?
+        do {
+            try await tagTheClient(readers)
+            error = nil
+        } catch let saveError as SaveError { error = saveError }
         // then the save is refused: the row to link is gone
         guard case .mergeConflict(let conflicts)? = error else {
             Issue.record("expected a conflict, got \(String(describing: error))")

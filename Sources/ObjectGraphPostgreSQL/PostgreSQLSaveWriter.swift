@@ -101,16 +101,18 @@ struct PostgreSQLSaveWriter: SaveWriter {
     }
 
     func currentRow(_ entity: EntityDescription, primaryKey: Int64) throws -> RowSnapshot? {
-        let table = store.table(for: entity)
-        let result = try db.query(table.select(primaryKey: primaryKey))
-        return result.rowCount > 0 ? store.snapshot(result, row: 0, table: table).1 : nil
+        try row(entity, primaryKey: primaryKey, locking: "")
     }
 
     /// Read `FOR SHARE`: writers beside this one (other servers) wait to update or delete
     /// the row until this save ends, as they would after an `UPDATE` of it.
     func sharedRow(_ entity: EntityDescription, primaryKey: Int64) throws -> RowSnapshot? {
+        try row(entity, primaryKey: primaryKey, locking: " FOR SHARE")
+    }
+
+    private func row(_ entity: EntityDescription, primaryKey: Int64, locking clause: String) throws -> RowSnapshot? {
         let table = store.table(for: entity)
-        let result = try db.query("\(table.select(primaryKey: primaryKey)) FOR SHARE")
+        let result = try db.query("\(table.select(primaryKey: primaryKey))\(raw: clause)")
         return result.rowCount > 0 ? store.snapshot(result, row: 0, table: table).1 : nil
     }
 
